@@ -1,0 +1,85 @@
+/* qmol.h: the row-wise model API.
+ *
+ * A problem is the ODE system dx/dt = f(x, t), x in R^n, described one row at a
+ * time: row i lists the global ids of the states that f_i reads (its Jacobian
+ * row pattern), and rhs(i, t, vals) evaluates f_i from those states' values,
+ * gathered in row order. Quantized-state methods re-evaluate only the rows
+ * that read a state when it changes; CVODE loops over all rows. The same code
+ * therefore runs under every method and every partition.
+ *
+ * Built-in problems and plugins both describe themselves with a qmol_problem_def
+ * (name, documented parameters with defaults and ranges, a constructor). A
+ * plugin is a shared object exporting QMOL_PLUGIN_SYMBOL (see below).
+ */
+#ifndef QMOL_H
+#define QMOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define QMOL_API_VERSION 1
+
+/* A problem instance, filled by a constructor. Callbacks receive `data`. */
+typedef struct qmol_problem {
+    int64_t n;  /* number of states */
+    double t0;  /* initial time */
+    double tf;  /* default final time (the run may override it) */
+    void *data; /* the problem's own parameters and tables */
+
+    /* Number of states f_i reads, and their global ids (no duplicates). */
+    int (*row_size)(const void *data, int64_t i);
+    void (*row)(const void *data, int64_t i, int64_t *cols);
+    /* f_i(t, vals), vals[k] the value of state row(i)[k]. */
+    double (*rhs)(const void *data, int64_t i, double t, const double *vals);
+    /* Optional: dfdv[k] = d f_i / d vals[k]. NULL: estimated numerically. */
+    void (*jac)(const void *data, int64_t i, double t, const double *vals, double *dfdv);
+    /* Initial value of state i. */
+    double (*x0)(const void *data, int64_t i);
+    /* Optional exact solution of the ODE system (for tests); NULL if none. */
+    double (*exact)(const void *data, int64_t i, double t);
+    /* Optional: state i's absolute tolerance (minimum quantum) is the run's
+     * abstol times abstol_scale(i), for states of very different sizes. */
+    double (*abstol_scale)(const void *data, int64_t i);
+    /* Set when some f_i depends on t explicitly (not only through x). */
+    int explicit_time;
+
+    /* Optional grid geometry: ndims = 0 (none), 1, 2 or 3. dims[0] varies
+     * fastest: state id = ix + nx * (iy + ny * iz) * components. */
+    int ndims;
+    int64_t dims[3];
+    double origin[3];
+    double spacing[3];
+    int components; /* states per grid cell (1 unless set) */
+
+    /* Frees data; may be NULL. */
+    void (*destroy)(void *data);
+} qmol_problem;
+
+/* One named numeric parameter of a problem, with its default and range. */
+typedef struct qmol_param_def {
+    const char *name;
+    double value; /* default */
+    double min, max;
+    int integer; /* 1: value must be a whole number */
+    const char *doc;
+} qmol_param_def;
+
+/* A problem family: what `qmol list` shows and how to build an instance. */
+typedef struct qmol_problem_def {
+    int api_version; /* QMOL_API_VERSION */
+    const char *name;
+    const char *summary;   /* one line */
+    const char *equations; /* the equations, boundary and initial conditions */
+    const qmol_param_def *params;
+    int nparams;
+    /* Build an instance from parameter values (in params order). Returns 0, or
+     * non-zero with a one-line reason in err. */
+    int (*create)(const double *values, qmol_problem *out, char *err, size_t errlen);
+} qmol_problem_def;
+
+/* A plugin shared object exports this function (C linkage):
+ *   const qmol_problem_def *qmol_plugin_problem(void);            */
+#define QMOL_PLUGIN_SYMBOL "qmol_plugin_problem"
+typedef const qmol_problem_def *(*qmol_plugin_fn)(void);
+
+#endif

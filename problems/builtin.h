@@ -1,0 +1,29 @@
+/* builtin.h: the built-in problem families, one definition each, gathered by
+ * registry.c into the `qmol list` table. Internal to problems/.
+ *
+ * Range convention for parameter definitions: a minimum of DBL_MIN means
+ * "strictly positive" (qmol_param_def ranges are closed), and +-DBL_MAX means
+ * "no bound"; params.c prints these as "> 0" or leaves the bound out.
+ */
+#ifndef QMOL_BUILTIN_H
+#define QMOL_BUILTIN_H
+
+#include "qmol.h"
+
+extern const qmol_problem_def problem_adr1d;
+extern const qmol_problem_def problem_adr1d_vardiff;
+extern const qmol_problem_def problem_adr2d;
+extern const qmol_problem_def problem_heat1d;
+extern const qmol_problem_def problem_heat2d;
+extern const qmol_problem_def problem_heat3d;
+extern const qmol_problem_def problem_liqss_pair;
+extern const qmol_problem_def problem_relax;
+extern const qmol_problem_def problem_bqss_a1;
+extern const qmol_problem_def problem_bqss_a2;
+extern const qmol_problem_def problem_offdiag_stiff;
+
+/* Largest number of states a built-in grid may have: keeps n * components and
+ * every id arithmetic far from int64_t overflow. */
+#define BUILTIN_MAX_STATES ((int64_t)1 << 53)
+
+#endif

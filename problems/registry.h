@@ -1,0 +1,24 @@
+/* registry.h: built-in problems by name, plugin loading, parameter parsing. */
+#ifndef QMOL_REGISTRY_H
+#define QMOL_REGISTRY_H
+
+#include "qmol.h"
+#include <stddef.h>
+
+/* The built-in problem families, in `qmol list` order. */
+const qmol_problem_def *const *registry_all(int *count);
+/* A built-in by name, or NULL. */
+const qmol_problem_def *registry_find(const char *name);
+
+/* Loads a plugin shared object and returns its definition (kept loaded for the
+ * life of the process). Returns 0, or -1 with a message naming the path. */
+int plugin_load(const char *path, const qmol_problem_def **def, char *err, size_t errlen);
+
+/* Resolves "--set key=value" assignments against def's parameters: values
+ * (nparams doubles) starts from the defaults, then each assignment overrides.
+ * Unknown key, non-numeric, non-finite, out-of-range or non-integral values
+ * give -1 and one line in err naming the key, the value and what is allowed. */
+int params_resolve(const qmol_problem_def *def, const char *const *assignments, int count,
+                   double *values, char *err, size_t errlen);
+
+#endif

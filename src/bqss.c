@@ -1,0 +1,108 @@
+/* bqss.c: Backward QSS (seed 001; ALGORITHMS.md A.3-A.5), in direct event-loop
+ * form of its DEVS quantized integrator.
+ *
+ * Each state keeps a lower and an upper level one quantum apart around x; q is
+ * the level in the direction x moves. When no direction is consistent (the
+ * sign of f_i flips with the choice) x_i is frozen (slope 0), which is how
+ * BQSS settles at an equilibrium without oscillating. Hysteresis width
+ * eps = dQ/100, as in PowerDEVS. "Already transitioned at this instant" is
+ * t == last transition time, compared exactly.
+ */
+#include "qss_engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct bqss_data {
+    double *lower, *upper, *last;
+} bqss_data;
+
+static void schedule(qss_engine *e, int32_t i, double t, double sigma) {
+    heap_update(&e->heap, i, isinf(sigma) ? INFINITY : t + sigma);
+}
+
+/* Internal transition: x reached a level (sigma > 0) or a re-choice is due. */
+static double internal(qss_engine *e, bqss_data *b, int32_t i, double t) {
+    double sigma = t - b->last[i];
+    eng_advance_x(e, i, t);
+    eng_update_quantum(e, i);
+    double x = e->xc[0][i], dx = e->xc[1][i], dq = e->dq[i];
+    double q = dx > 0.0 ? b->upper[i] : b->lower[i];
+    /* a re-choice (sigma == 0) landing on x itself would loop at sigma = 0:
+     * treat it as the crossing it is (ALGORITHMS.md A.5, pitfalls) */
+    if (sigma > 0.0 || q == x) {
+        if (dx > 0.0) {
+            b->upper[i] += dq;
+            b->lower[i] = b->upper[i] - 2.0 * dq;
+            q = b->upper[i];
+        } else {
+            b->lower[i] -= dq;
+            b->upper[i] = b->lower[i] + 2.0 * dq;
+            q = b->lower[i];
+        }
+    }
+    eng_set_q(e, i, t, q, 0.0, 0.0);
+    b->last[i] = t;
+    return dx != 0.0 ? (q - x) / dx : INFINITY;
+}
+
+/* External transition of j: its derivative became u at time t. */
+static double external(qss_engine *e, bqss_data *b, int32_t j, double t, double u) {
+    int same_instant = b->last[j] == t;
+    double x = e->xc[0][j], q = e->qc[0][j], dq = e->dq[j], eps = 0.01 * dq;
+    double toward = u * (q - x);
+    e->xc[1][j] = (toward < 0.0 && same_instant) ? 0.0 : u;
+    if (x - b->lower[j] >= dq + eps) b->lower[j] += dq;
+    if (b->upper[j] - x >= dq + eps) b->upper[j] -= dq;
+    b->last[j] = t;
+    if (u != 0.0 && toward >= 0.0) return (q - x) / u;
+    return (toward < 0.0 && !same_instant) ? 0.0 : INFINITY;
+}
+
+static void bqss_event(qss_engine *e, int32_t i, double t) {
+    bqss_data *b = e->method_data;
+    const model *m = e->m;
+    double sigma_i = internal(e, b, i, t);
+    int self = 0;
+    for (int64_t p = m->dep_ptr[i]; p < m->dep_ptr[i + 1]; p++) {
+        int32_t j = m->dep_row[p];
+        eng_advance_x(e, j, t);
+        eng_eval_derivs(e, j, t);
+        double sigma = external(e, b, j, t, e->xc[1][j]);
+        schedule(e, j, t, sigma);
+        self |= j == i;
+    }
+    if (!self) schedule(e, i, t, sigma_i);
+}
+
+static int bqss_init(qss_engine *e) {
+    bqss_data *b = calloc(1, sizeof *b);
+    if (!b) return -1;
+    e->method_data = b;
+    size_t n = (size_t)e->n;
+    b->lower = malloc(n * sizeof(double));
+    b->upper = malloc(n * sizeof(double));
+    b->last = malloc(n * sizeof(double));
+    if (!b->lower || !b->upper || !b->last) return -1;
+    double t0 = e->o->t0;
+    for (int32_t i = 0; i < e->n; i++) {
+        double x = e->xc[0][i], dq = e->dq[i];
+        b->lower[i] = x - dq;
+        b->upper[i] = x + dq;
+        b->last[i] = t0;
+        schedule(e, i, t0, e->xc[1][i] != 0.0 ? 0.0 : INFINITY);
+    }
+    return 0;
+}
+
+static void bqss_destroy(qss_engine *e) {
+    bqss_data *b = e->method_data;
+    if (!b) return;
+    free(b->lower);
+    free(b->upper);
+    free(b->last);
+    free(b);
+    e->method_data = NULL;
+}
+
+const qss_method bqss_method = {"bqss", 1, bqss_init, bqss_event, bqss_destroy};

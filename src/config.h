@@ -1,0 +1,39 @@
+/* config.h: a run's configuration, from the command line and an INI file.
+ *
+ * `qmol run` options and INI keys are the same names ([run] section for run
+ * options, [problem] section for problem parameters); the command line wins.
+ * Everything is validated before any work starts: a bad value gives one line
+ * naming the option, the value and what is allowed.
+ */
+#ifndef QMOL_CONFIG_H
+#define QMOL_CONFIG_H
+
+#include "integrator.h"
+
+#include <stddef.h>
+
+typedef struct run_config {
+    char *problem; /* built-in name or path of a plugin .so */
+    char **sets;   /* "key=value" problem parameter assignments, in order */
+    int nsets;
+    method_id method;
+    double reltol, abstol;
+    int abstol_given;
+    double tf; /* NAN: the problem's default */
+    int64_t samples;
+    char *output; /* NULL: <problem>.h5 */
+    int overwrite;
+    int use_jacobian;
+    linsol_id linsol;
+    int max_order;
+    int quiet, verbose;
+} run_config;
+
+/* Parses `qmol run` arguments (argv after "run"). Returns 0, or 2 with a
+ * one-line message in err. */
+int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen);
+void config_free(run_config *c);
+/* The help text for `qmol run`. */
+void config_usage(void);
+
+#endif

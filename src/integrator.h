@@ -1,0 +1,62 @@
+/* integrator.h: what the run driver hands an integrator, and what it gets back.
+ *
+ * An integrator advances the model from t0 to tf and delivers the states at
+ * the K sample times t0 + (tf - t0) k / K, k = 1..K, through `sample`, from
+ * dense output (never by stopping on the output grid).
+ */
+#ifndef QMOL_INTEGRATOR_H
+#define QMOL_INTEGRATOR_H
+
+#include "model.h"
+#include "stats.h"
+#include <stddef.h>
+
+typedef enum method_id {
+    METHOD_QSS1,
+    METHOD_QSS2,
+    METHOD_QSS3,
+    METHOD_BQSS,
+    METHOD_LIQSS1,
+    METHOD_LIQSS2,
+    METHOD_MLIQSS1,
+    METHOD_MLIQSS2,
+    METHOD_CVODE,
+    METHOD_COUNT
+} method_id;
+
+typedef enum linsol_id { LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR } linsol_id;
+
+typedef struct integrator_options {
+    method_id method;
+    double reltol;       /* QSS: relative quantum; CVODE: reltol */
+    double abstol;       /* QSS: minimum quantum; CVODE: abstol */
+    double t0, tf;
+    int64_t samples;     /* K >= 1 */
+    int use_jacobian;    /* 1: use the problem's analytic jac when it has one */
+    linsol_id linsol;    /* CVODE linear solver */
+    int max_order;       /* CVODE BDF max order (1..5) */
+    /* Trace of QSS events, for tests: called after each event (may be NULL). */
+    void (*trace)(void *ctx, double t, int32_t i, const double *q);
+    void *trace_ctx;
+} integrator_options;
+
+/* The time of sample k (1..K): t0 + (tf - t0) k / K, with sample K exactly tf. */
+static inline double sample_time(double t0, double tf, int64_t k, int64_t K) {
+    return k >= K ? tf : t0 + (tf - t0) * (double)k / (double)K;
+}
+
+/* Receives sample k (1..K) at time t; x holds the n local states. Returns 0,
+ * or non-zero to abort the run (the integrator returns that value). */
+typedef int (*sample_fn)(void *ctx, int64_t k, double t, const double *x);
+
+/* Each returns 0 on success; on failure non-zero with a message in err. */
+int qss_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
+                  qmol_stats *stats, char *err, size_t errlen);
+int cvode_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
+                    qmol_stats *stats, char *err, size_t errlen);
+
+const char *method_name(method_id m);
+/* Returns the method for a name (case-insensitive), or -1. */
+int method_from_name(const char *name);
+
+#endif

@@ -1,0 +1,114 @@
+/* main.c: the `qmol` command: run, list, info. */
+#include "config.h"
+#include "h5out.h"
+#include "registry.h"
+#include "run.h"
+
+#include <float.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+static void usage(void) {
+    printf("qmol %s: quantized-state and BDF integration of method-of-lines systems\n"
+           "usage:\n"
+           "  qmol run --problem NAME [options]   integrate (qmol run --help for options)\n"
+           "  qmol list                           problems, parameters, methods\n"
+           "  qmol info FILE.h5                   summary of a result file\n"
+           "  qmol --version\n",
+           QMOL_VERSION);
+}
+
+static void print_bound(double v) {
+    if (v == DBL_MAX || v == -DBL_MAX)
+        printf("%s", v > 0 ? "inf" : "-inf");
+    else
+        printf("%g", v);
+}
+
+static int list_problems(void) {
+    int count;
+    const qmol_problem_def *const *all = registry_all(&count);
+    printf("Problems (qmol run --problem NAME --set KEY=VALUE):\n");
+    for (int k = 0; k < count; k++) {
+        const qmol_problem_def *d = all[k];
+        printf("\n%s: %s\n", d->name, d->summary);
+        if (d->equations && d->equations[0]) {
+            const char *line = d->equations;
+            while (*line) {
+                const char *end = strchr(line, '\n');
+                int len = end ? (int)(end - line) : (int)strlen(line);
+                printf("    %.*s\n", len, line);
+                line += len + (end ? 1 : 0);
+            }
+        }
+        for (int p = 0; p < d->nparams; p++) {
+            const qmol_param_def *pd = &d->params[p];
+            printf("  %-10s default %-10g %s in [", pd->name, pd->value,
+                   pd->integer ? "integer" : "real");
+            print_bound(pd->min);
+            printf(", ");
+            print_bound(pd->max);
+            printf("]  %s\n", pd->doc ? pd->doc : "");
+        }
+    }
+    printf("\nMethods (--method): qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2 cvode\n");
+    return 0;
+}
+
+static int dispatch(int argc, char **argv, int rank) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        if (rank == 0) usage();
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        if (rank == 0) printf("qmol %s\n", QMOL_VERSION);
+        return 0;
+    }
+    if (!strcmp(argv[1], "list")) return rank == 0 ? list_problems() : 0;
+    if (!strcmp(argv[1], "info")) {
+        if (argc != 3) {
+            if (rank == 0) fprintf(stderr, "qmol: error: usage: qmol info FILE.h5\n");
+            return 2;
+        }
+        return rank == 0 ? h5out_info(argv[2]) : 0;
+    }
+    if (!strcmp(argv[1], "run")) {
+        for (int a = 2; a < argc; a++)
+            if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
+                if (rank == 0) config_usage();
+                return 0;
+            }
+        run_config c;
+        char err[1024] = "";
+        int rc = config_parse(&c, argc - 2, argv + 2, err, sizeof err);
+        if (rc == 0) rc = run_execute(&c);
+        else if (rank == 0) fprintf(stderr, "qmol: error: %s\n", err);
+        config_free(&c);
+        return rc;
+    }
+    if (rank == 0)
+        fprintf(stderr, "qmol: error: %s: unknown command (allowed: run, list, info)\n", argv[1]);
+    return 2;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rc;
+    if (size > 1) {
+        if (rank == 0)
+            fprintf(stderr, "qmol: error: %d MPI ranks: this version runs on 1 rank (distributed "
+                            "runs are not implemented yet)\n",
+                    size);
+        rc = 2;
+    } else {
+        rc = dispatch(argc, argv, rank);
+    }
+    fflush(stdout);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,34 @@
+/* model.h: the dependency graph of a problem, in CSR form.
+ *
+ * rows: for each state j, the states f_j reads (local ids, problem row order).
+ * dependents: for each state i, the rows j whose f_j reads i, with the position
+ * of that entry inside row j (so per-entry data such as Jacobian estimates can
+ * be updated while walking the dependents of a changed state).
+ * Nothing is dense in n; one rank holds n < 2^31 states.
+ */
+#ifndef QMOL_MODEL_H
+#define QMOL_MODEL_H
+
+#include "qmol.h"
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct model {
+    const qmol_problem *problem;
+    int32_t n;
+    int32_t max_row;     /* longest row */
+    int64_t nnz;         /* total row entries */
+    int64_t *row_ptr;    /* n + 1 */
+    int32_t *row_col;    /* nnz: the states f_j reads */
+    int64_t *diag_entry; /* n: position of (j, j) in row j, or -1 */
+    int64_t *dep_ptr;    /* n + 1 */
+    int32_t *dep_row;    /* nnz: rows j that read state i */
+    int64_t *dep_entry;  /* nnz: position of (j, i) inside row j's entries */
+} model;
+
+/* Builds the graph; checks every row (ids in range, no duplicates). Returns 0,
+ * or -1 with a message naming the bad row in err. */
+int model_build(model *m, const qmol_problem *p, char *err, size_t errlen);
+void model_free(model *m);
+
+#endif

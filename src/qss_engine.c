@@ -1,0 +1,376 @@
+/* qss_engine.c: storage, shared steps and the event loop of the QSS family. */
+#include "qss_engine.h"
+
+#include "poly.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void eng_fail(qss_engine *e, const char *fmt, ...) {
+    if (e->failed) return;
+    e->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->err, e->errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- polynomial access ------------------------------------------------- */
+
+void eng_advance_x(qss_engine *e, int32_t j, double t) {
+    double h = t - e->tx[j];
+    if (h == 0.0) return;
+    double a1 = e->xc[1][j], a2 = e->xc[2][j], a3 = e->xc[3][j];
+    e->xc[0][j] += h * (a1 + h * (a2 + h * a3));
+    e->xc[1][j] = a1 + h * (2.0 * a2 + 3.0 * h * a3);
+    e->xc[2][j] = a2 + 3.0 * h * a3;
+    e->tx[j] = t;
+}
+
+double eng_x_at(const qss_engine *e, int32_t j, double t) {
+    double h = t - e->tx[j];
+    return e->xc[0][j] + h * (e->xc[1][j] + h * (e->xc[2][j] + h * e->xc[3][j]));
+}
+
+double eng_q_at(const qss_engine *e, int32_t k, double t) {
+    double h = t - e->tq[k];
+    return e->qc[0][k] + h * (e->qc[1][k] + h * e->qc[2][k]);
+}
+
+double eng_qdot_at(const qss_engine *e, int32_t k, double t) {
+    double h = t - e->tq[k];
+    return e->qc[1][k] + 2.0 * h * e->qc[2][k];
+}
+
+void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, double half_curv) {
+    e->qc[0][i] = value;
+    e->qc[1][i] = slope;
+    e->qc[2][i] = half_curv;
+    e->tq[i] = t;
+}
+
+double eng_quantum(const qss_engine *e, int32_t i, double x) {
+    double rel = e->o->reltol * fabs(x);
+    double abs = e->o->abstol;
+    if (e->p->abstol_scale) abs *= e->p->abstol_scale(e->p->data, i);
+    return rel > abs ? rel : abs;
+}
+
+void eng_update_quantum(qss_engine *e, int32_t i) {
+    e->dq[i] = eng_quantum(e, i, e->xc[0][i]);
+}
+
+/* ---- derivatives ------------------------------------------------------- */
+
+/* Gathers q (and its slope and half curvature) of row j at t into scratch. */
+static int gather_row(qss_engine *e, int32_t j, double t) {
+    const model *m = e->m;
+    int64_t start = m->row_ptr[j];
+    int len = (int)(m->row_ptr[j + 1] - start);
+    for (int k = 0; k < len; k++) {
+        int32_t c = m->row_col[start + k];
+        double h = t - e->tq[c];
+        e->vals[k] = e->qc[0][c] + h * (e->qc[1][c] + h * e->qc[2][c]);
+        e->slopes[k] = e->qc[1][c] + 2.0 * h * e->qc[2][c];
+        e->curv[k] = e->qc[2][c];
+    }
+    return len;
+}
+
+static double eval_rhs(qss_engine *e, int32_t j, double t, const double *vals) {
+    e->stats->rhs_evals++;
+    return e->p->rhs(e->p->data, j, t, vals);
+}
+
+/* f_j along the q trajectories at t + tau (tau small), from gathered rows. */
+static double rhs_along(qss_engine *e, int32_t j, double t, double tau, int len) {
+    for (int k = 0; k < len; k++)
+        e->vals2[k] = e->vals[k] + tau * (e->slopes[k] + tau * e->curv[k]);
+    return eval_rhs(e, j, t + tau, e->vals2);
+}
+
+/* Time scale over which row j's inputs change by their own size: the finite
+ * difference steps are fractions of it. */
+static double input_time_scale(const qss_engine *e, int32_t j, int len, double t) {
+    const int32_t *cols = e->m->row_col + e->m->row_ptr[j];
+    double scale = INFINITY;
+    for (int k = 0; k < len; k++) {
+        double speed = fabs(e->slopes[k]);
+        if (speed > 0.0) {
+            double ts = (fabs(e->vals[k]) + e->dq[cols[k]]) / speed;
+            if (ts < scale) scale = ts;
+        }
+    }
+    if (e->p->explicit_time) {
+        double span = fabs(e->tf - e->o->t0) + fabs(t) + 1.0;
+        if (span < scale) scale = span;
+    }
+    return scale;
+}
+
+static void store_estimates(qss_engine *e, int32_t j, int len) {
+    const model *m = e->m;
+    if (e->entry) memcpy(e->entry + m->row_ptr[j], e->dfdv, (size_t)len * sizeof(double));
+    if (e->diag && m->diag_entry[j] >= 0) e->diag[j] = e->dfdv[m->diag_entry[j] - m->row_ptr[j]];
+}
+
+void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
+    int len = gather_row(e, j, t);
+    e->stats->jac_evals++;
+    e->p->jac(e->p->data, j, t, e->vals, e->dfdv);
+    store_estimates(e, j, len);
+}
+
+void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
+    int len = gather_row(e, j, t);
+    double f = eval_rhs(e, j, t, e->vals);
+    if (!isfinite(f)) {
+        eng_fail(e, "state %d: derivative is %g at t=%.17g (method %s); the solution blew up or "
+                    "the problem is undefined there",
+                 (int)j, f, t, e->method->name);
+        return;
+    }
+    e->xc[1][j] = f;
+    e->xc[2][j] = 0.0;
+    e->xc[3][j] = 0.0;
+    if (e->order < 2) {
+        if (e->analytic_jac && e->entry) {
+            e->stats->jac_evals++;
+            e->p->jac(e->p->data, j, t, e->vals, e->dfdv);
+            store_estimates(e, j, len);
+        }
+        return;
+    }
+    if (e->analytic_jac && e->order == 2 && !e->p->explicit_time) {
+        /* exact: d f_j / dt = sum_k df/dv_k * dq_k/dt */
+        e->stats->jac_evals++;
+        e->p->jac(e->p->data, j, t, e->vals, e->dfdv);
+        double fdot = 0.0;
+        for (int k = 0; k < len; k++) fdot += e->dfdv[k] * e->slopes[k];
+        e->xc[2][j] = 0.5 * fdot;
+        store_estimates(e, j, len);
+        return;
+    }
+    double scale = input_time_scale(e, j, len, t);
+    if (!isfinite(scale)) return; /* inputs constant in time: f is constant */
+    double tau = (e->order == 2 ? 6e-6 : 1e-4) * scale;
+    double fp = rhs_along(e, j, t, tau, len);
+    double fm = rhs_along(e, j, t, -tau, len);
+    e->xc[2][j] = 0.5 * (fp - fm) / (2.0 * tau);
+    if (e->order >= 3) e->xc[3][j] = (fp - 2.0 * f + fm) / (tau * tau) / 6.0;
+    if (e->analytic_jac && e->entry) {
+        e->stats->jac_evals++;
+        e->p->jac(e->p->data, j, t, e->vals, e->dfdv);
+        store_estimates(e, j, len);
+    }
+}
+
+/* ---- next times -------------------------------------------------------- */
+
+/* Coefficients of x_j(t + s) - q_j(t + s) in s. */
+static void difference_at(const qss_engine *e, int32_t j, double t, double *d) {
+    double hx = t - e->tx[j], hq = t - e->tq[j];
+    double a0 = e->xc[0][j], a1 = e->xc[1][j], a2 = e->xc[2][j], a3 = e->xc[3][j];
+    double b0 = e->qc[0][j], b1 = e->qc[1][j], b2 = e->qc[2][j];
+    d[0] = (a0 + hx * (a1 + hx * (a2 + hx * a3))) - (b0 + hq * (b1 + hq * b2));
+    d[1] = (a1 + hx * (2.0 * a2 + 3.0 * hx * a3)) - (b1 + 2.0 * hq * b2);
+    d[2] = (a2 + 3.0 * hx * a3) - b2;
+    d[3] = a3;
+}
+
+void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
+    double d[4];
+    difference_at(e, j, t, d);
+    double s = poly_first_exit(d, e->order, e->dq[j]);
+    heap_update(&e->heap, j, t + s);
+}
+
+void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
+    double d[4];
+    difference_at(e, j, t, d);
+    double meet = poly_min_positive_root(d, e->order);
+    double away = poly_first_exit(d, e->order, 2.0 * e->dq[j]);
+    heap_update(&e->heap, j, t + (meet < away ? meet : away));
+}
+
+/* ---- set-up and the event loop ----------------------------------------- */
+
+static const qss_method *const method_table[METHOD_COUNT] = {
+    [METHOD_QSS1] = &qss1_method,       [METHOD_QSS2] = &qss2_method,
+    [METHOD_QSS3] = &qss3_method,       [METHOD_BQSS] = &bqss_method,
+    [METHOD_LIQSS1] = &liqss1_method,   [METHOD_LIQSS2] = &liqss2_method,
+    [METHOD_MLIQSS1] = &mliqss1_method, [METHOD_MLIQSS2] = &mliqss2_method,
+};
+
+static void engine_free(qss_engine *e) {
+    if (e->method && e->method->destroy) e->method->destroy(e);
+    for (int k = 0; k < 4; k++) free(e->xc[k]);
+    for (int k = 0; k < 3; k++) free(e->qc[k]);
+    free(e->tx);
+    free(e->tq);
+    free(e->dq);
+    free(e->diag);
+    free(e->entry);
+    free(e->vals);
+    free(e->vals2);
+    free(e->slopes);
+    free(e->curv);
+    free(e->dfdv);
+    free(e->saved);
+    free(e->saved2);
+    heap_free(&e->heap);
+}
+
+static int engine_alloc(qss_engine *e) {
+    size_t n = (size_t)e->n;
+    int ok = 1;
+    for (int k = 0; k < 4; k++) ok &= (e->xc[k] = calloc(n, sizeof(double))) != NULL;
+    for (int k = 0; k < 3; k++) ok &= (e->qc[k] = calloc(n, sizeof(double))) != NULL;
+    ok &= (e->tx = malloc(n * sizeof(double))) != NULL;
+    ok &= (e->tq = malloc(n * sizeof(double))) != NULL;
+    ok &= (e->dq = malloc(n * sizeof(double))) != NULL;
+    size_t row = (size_t)e->m->max_row + 1;
+    ok &= (e->vals = malloc(row * sizeof(double))) != NULL;
+    ok &= (e->vals2 = malloc(row * sizeof(double))) != NULL;
+    ok &= (e->slopes = malloc(row * sizeof(double))) != NULL;
+    ok &= (e->curv = malloc(row * sizeof(double))) != NULL;
+    ok &= (e->dfdv = malloc(row * sizeof(double))) != NULL;
+    int32_t max_deps = 0;
+    for (int32_t i = 0; i < e->n; i++) {
+        int32_t d = (int32_t)(e->m->dep_ptr[i + 1] - e->m->dep_ptr[i]);
+        if (d > max_deps) max_deps = d;
+    }
+    e->max_deps = max_deps;
+    ok &= (e->saved = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
+    ok &= (e->saved2 = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
+    ok &= heap_init(&e->heap, e->n) == 0;
+    return ok ? 0 : -1;
+}
+
+/* q = x at t0; slopes (and curvatures) of q from the initial derivatives. */
+static void initial_state(qss_engine *e) {
+    const qmol_problem *p = e->p;
+    double t0 = e->o->t0;
+    for (int32_t i = 0; i < e->n; i++) {
+        double x0 = p->x0(p->data, i);
+        e->xc[0][i] = x0;
+        e->qc[0][i] = x0;
+        e->tx[i] = e->tq[i] = t0;
+        eng_update_quantum(e, i);
+    }
+    for (int pass = 0; pass < e->order && !e->failed; pass++) {
+        for (int32_t j = 0; j < e->n && !e->failed; j++) eng_eval_derivs(e, j, t0);
+        if (pass + 1 < e->order)
+            for (int32_t j = 0; j < e->n; j++) {
+                e->qc[1][j] = e->xc[1][j];
+                if (pass >= 1) e->qc[2][j] = e->xc[2][j];
+            }
+    }
+}
+
+const char *method_name(method_id m) {
+    static const char *const names[METHOD_COUNT] = {
+        "qss1", "qss2", "qss3", "bqss", "liqss1", "liqss2", "mliqss1", "mliqss2", "cvode"};
+    return (m >= 0 && m < METHOD_COUNT) ? names[m] : "unknown";
+}
+
+int method_from_name(const char *name) {
+    for (int m = 0; m < METHOD_COUNT; m++) {
+        const char *a = method_name((method_id)m), *b = name;
+        while (*a && *b && (*a == *b || *a == *b + ('a' - 'A'))) a++, b++;
+        if (!*a && !*b) return m;
+    }
+    return -1;
+}
+
+/* Emits every sample at or before `until` from the x polynomials. */
+static int emit_samples(qss_engine *e, double until, int64_t *next_k, double *buf,
+                        sample_fn sample, void *ctx) {
+    const integrator_options *o = e->o;
+    while (*next_k <= o->samples) {
+        double ts = sample_time(o->t0, o->tf, *next_k, o->samples);
+        if (ts > until) break;
+        double w0 = now_seconds();
+        for (int32_t j = 0; j < e->n; j++) buf[j] = eng_x_at(e, j, ts);
+        int rc = sample(ctx, *next_k, ts, buf);
+        e->stats->wall_output += now_seconds() - w0;
+        if (rc != 0) return rc;
+        (*next_k)++;
+    }
+    return 0;
+}
+
+int qss_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
+                  qmol_stats *stats, char *err, size_t errlen) {
+    if (o->method < 0 || o->method >= METHOD_CVODE || !method_table[o->method]) {
+        snprintf(err, errlen, "qss_integrate: %s is not a QSS method", method_name(o->method));
+        return -1;
+    }
+    double w0 = now_seconds();
+    qss_engine eng;
+    memset(&eng, 0, sizeof eng);
+    qss_engine *e = &eng;
+    e->m = m;
+    e->p = m->problem;
+    e->o = o;
+    e->method = method_table[o->method];
+    e->n = m->n;
+    e->order = e->method->order;
+    e->tf = o->tf;
+    e->stats = stats;
+    e->err = err;
+    e->errlen = errlen;
+    e->analytic_jac = o->use_jacobian && e->p->jac != NULL;
+    double *buf = malloc((size_t)e->n * sizeof *buf);
+    if (!buf || engine_alloc(e) != 0) {
+        free(buf);
+        engine_free(e);
+        snprintf(err, errlen, "out of memory allocating QSS storage for %d states", (int)m->n);
+        return -1;
+    }
+    initial_state(e);
+    if (!e->failed && e->method->init(e) != 0 && !e->failed)
+        eng_fail(e, "out of memory allocating %s storage", e->method->name);
+    stats->wall_setup += now_seconds() - w0;
+
+    double w1 = now_seconds(), out0 = stats->wall_output;
+    int64_t next_k = 1;
+    int rc = 0;
+    double last_t = o->t0;
+    uint64_t same_time = 0, stall_limit = 1000000 + 100 * (uint64_t)e->n;
+    while (!e->failed) {
+        int32_t i = heap_top(&e->heap);
+        double t = heap_top_time(&e->heap);
+        rc = emit_samples(e, t, &next_k, buf, sample, ctx);
+        if (rc != 0 || next_k > o->samples) break;
+        e->method->event(e, i, t);
+        stats->events++;
+        if (o->trace) o->trace(o->trace_ctx, t, i, e->qc[0]);
+        if (t == last_t) {
+            if (++same_time > stall_limit)
+                eng_fail(e,
+                         "%s made no progress at t=%.17g: %llu events without time advancing "
+                         "(last state %d); try a larger tolerance or another method",
+                         e->method->name, t, (unsigned long long)same_time, (int)i);
+        } else {
+            same_time = 0;
+            last_t = t;
+        }
+    }
+    stats->wall_integrate += now_seconds() - w1 - (stats->wall_output - out0);
+    if (e->failed) rc = -1;
+    engine_free(e);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,84 @@
+/* qss_engine.h: per-state storage and shared steps of the QSS family.
+ *
+ * Storage is structure-of-arrays. x_i is a polynomial of degree `order` about
+ * tx[i]: x(t) = xc[0][i] + xc[1][i] e + xc[2][i] e^2 + xc[3][i] e^3, e = t - tx[i];
+ * q_i a polynomial of degree order-1 about tq[i] with coefficients qc[k][i].
+ * A method is a table of functions (qss_method); the event loop, the sampling
+ * and the scheduler never test which method runs.
+ */
+#ifndef QMOL_QSS_ENGINE_H
+#define QMOL_QSS_ENGINE_H
+
+#include "heap.h"
+#include "integrator.h"
+#include "model.h"
+#include "stats.h"
+
+#include <stddef.h>
+
+typedef struct qss_engine qss_engine;
+
+typedef struct qss_method {
+    const char *name;
+    int order; /* degree of x */
+    /* Optional extra storage and initial values, after the common init. */
+    int (*init)(qss_engine *e);
+    /* Handles the event of state i at time t (requantize, propagate). */
+    void (*event)(qss_engine *e, int32_t i, double t);
+    void (*destroy)(qss_engine *e);
+} qss_method;
+
+struct qss_engine {
+    const model *m;
+    const qmol_problem *p;
+    const integrator_options *o;
+    const qss_method *method;
+    int32_t n;
+    int order;
+    double *xc[4], *qc[3];
+    double *tx, *tq, *dq;
+    event_heap heap;
+    /* Jacobian estimates: diag[i] ~ df_i/dx_i; entry[e] ~ row entry e (mLIQSS). */
+    double *diag, *entry;
+    int analytic_jac; /* the problem's jac is used */
+    /* scratch of the longest row / longest dependents list */
+    double *vals, *vals2, *slopes, *curv, *dfdv, *saved, *saved2;
+    int32_t max_deps;
+    double tf;
+    qmol_stats *stats;
+    void *method_data;
+    int failed;
+    char *err;
+    size_t errlen;
+};
+
+/* Methods (qss_methods_*.c). */
+extern const qss_method qss1_method, qss2_method, qss3_method, bqss_method;
+extern const qss_method liqss1_method, liqss2_method, mliqss1_method, mliqss2_method;
+
+/* Re-centres x_j's polynomial at t. */
+void eng_advance_x(qss_engine *e, int32_t j, double t);
+/* x_j(t), dx_j/dt(t), q_k(t), dq_k/dt(t) without changing storage. */
+double eng_x_at(const qss_engine *e, int32_t j, double t);
+double eng_q_at(const qss_engine *e, int32_t k, double t);
+double eng_qdot_at(const qss_engine *e, int32_t k, double t);
+/* Sets q_i's polynomial to (value, slope, curvature/2) about t. */
+void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, double half_curv);
+/* Recomputes x_j's derivative coefficients at t from q (x_j must be at t).
+ * With an analytic Jacobian also stores the row's partials when the method
+ * keeps estimates (diag, entry). */
+void eng_eval_derivs(qss_engine *e, int32_t j, double t);
+/* Evaluates row j's Jacobian at q(t) into e->dfdv (analytic only). */
+void eng_eval_jac_row(qss_engine *e, int32_t j, double t);
+/* Quantum of state i at value x: max(reltol |x|, abstol * scale_i). */
+double eng_quantum(const qss_engine *e, int32_t i, double x);
+/* Sets dq_i from the current x value. */
+void eng_update_quantum(qss_engine *e, int32_t i);
+/* Next time by the QSS rule (|x - q| = dq) and by the LIQSS rule (x meets q,
+ * or |x - q| = 2 dq); both schedule j. */
+void eng_schedule_qss(qss_engine *e, int32_t j, double t);
+void eng_schedule_liqss(qss_engine *e, int32_t j, double t);
+/* Stops the run with a message (first failure wins). */
+void eng_fail(qss_engine *e, const char *fmt, ...);
+
+#endif

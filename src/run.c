@@ -1,0 +1,182 @@
+/* run.c: problem set-up, output file, integration, summary. */
+#include "run.h"
+
+#include "h5out.h"
+#include "model.h"
+#include "registry.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int is_plugin_path(const char *name) {
+    size_t len = strlen(name);
+    return strchr(name, '/') != NULL || (len > 3 && !strcmp(name + len - 3, ".so"));
+}
+
+static void list_names(char *buf, size_t len) {
+    int count;
+    const qmol_problem_def *const *all = registry_all(&count);
+    buf[0] = '\0';
+    for (int k = 0; k < count; k++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", k ? " " : "", all[k]->name);
+    }
+}
+
+static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
+    return h5out_sample(ctx, k, t, x);
+}
+
+static void print_summary(const run_config *c, const qmol_problem *p, const char *path,
+                          const qmol_stats *s) {
+    printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples\n", c->problem,
+           (long long)p->n, method_name(c->method), c->reltol, c->abstol, p->t0, c->tf,
+           (long long)c->samples);
+    if (c->method == METHOD_CVODE)
+        printf("  steps %llu, rhs evals (scalar) %llu, newton iters %llu, jac setups %llu, "
+               "error test fails %llu\n",
+               (unsigned long long)s->steps, (unsigned long long)s->rhs_evals,
+               (unsigned long long)s->newton_iters, (unsigned long long)s->jac_setups,
+               (unsigned long long)s->err_test_fails);
+    else
+        printf("  events %llu, rhs evals (scalar) %llu, jac rows %llu, pair steps %llu\n",
+               (unsigned long long)s->events, (unsigned long long)s->rhs_evals,
+               (unsigned long long)s->jac_evals, (unsigned long long)s->pair_steps);
+    double rate = s->wall_integrate > 0 ? (double)s->events / s->wall_integrate : 0.0;
+    printf("  wall: setup %.3f s, integrate %.3f s, output %.3f s, total %.3f s (%.3g "
+           "events/s)\n",
+           s->wall_setup, s->wall_integrate, s->wall_output, s->wall_total, rate);
+    printf("  output: %s\n", path);
+}
+
+int run_execute(const run_config *cin) {
+    run_config c = *cin;
+    double w0 = now_seconds();
+    char err[1024] = "";
+    const qmol_problem_def *def = NULL;
+    if (is_plugin_path(c.problem)) {
+        if (plugin_load(c.problem, &def, err, sizeof err) != 0) {
+            fprintf(stderr, "qmol: error: --problem %s: %s\n", c.problem, err);
+            return 2;
+        }
+    } else if (!(def = registry_find(c.problem))) {
+        char names[1024];
+        list_names(names, sizeof names);
+        fprintf(stderr, "qmol: error: --problem %s: unknown problem (allowed: %s, or a plugin .so "
+                        "path)\n",
+                c.problem, names);
+        return 2;
+    }
+    double *values = calloc((size_t)def->nparams + 1, sizeof *values);
+    if (!values) {
+        fprintf(stderr, "qmol: error: out of memory\n");
+        return 2;
+    }
+    if (params_resolve(def, (const char *const *)c.sets, c.nsets, values, err, sizeof err) != 0) {
+        fprintf(stderr, "qmol: error: %s\n", err);
+        free(values);
+        return 2;
+    }
+    qmol_problem prob;
+    memset(&prob, 0, sizeof prob);
+    if (def->create(values, &prob, err, sizeof err) != 0) {
+        fprintf(stderr, "qmol: error: problem %s: %s\n", def->name, err);
+        free(values);
+        return 2;
+    }
+    int rc = 2;
+    model m;
+    memset(&m, 0, sizeof m);
+    char *path = NULL;
+    h5out *out = NULL;
+    if (isnan(c.tf)) c.tf = prob.tf;
+    if (!(c.tf > prob.t0)) {
+        fprintf(stderr, "qmol: error: --tf %g: must be greater than t0 = %g\n", c.tf, prob.t0);
+        goto done;
+    }
+    if (c.output) {
+        path = strdup(c.output);
+    } else {
+        size_t len = strlen(def->name) + 4;
+        path = malloc(len);
+        if (path) snprintf(path, len, "%s.h5", def->name);
+    }
+    if (!path) {
+        fprintf(stderr, "qmol: error: out of memory\n");
+        goto done;
+    }
+    if (!c.overwrite && access(path, F_OK) == 0) {
+        fprintf(stderr, "qmol: error: --output %s: file exists (pass --overwrite to replace it)\n",
+                path);
+        goto done;
+    }
+    if (model_build(&m, &prob, err, sizeof err) != 0) {
+        fprintf(stderr, "qmol: error: problem %s: %s\n", def->name, err);
+        goto done;
+    }
+    integrator_options o = {.method = c.method,
+                            .reltol = c.reltol,
+                            .abstol = c.abstol,
+                            .t0 = prob.t0,
+                            .tf = c.tf,
+                            .samples = c.samples,
+                            .use_jacobian = c.use_jacobian,
+                            .linsol = c.linsol,
+                            .max_order = c.max_order};
+    h5out_meta meta = {.problem = def->name,
+                       .method = method_name(c.method),
+                       .reltol = c.reltol,
+                       .abstol = c.abstol,
+                       .t0 = prob.t0,
+                       .tf = c.tf,
+                       .samples = c.samples,
+                       .def = def,
+                       .param_values = values,
+                       .prob = &prob};
+    out = h5out_create(path, &meta, err, sizeof err);
+    if (!out) {
+        fprintf(stderr, "qmol: error: --output %s: %s\n", path, err);
+        goto done;
+    }
+    qmol_stats stats;
+    memset(&stats, 0, sizeof stats);
+    stats.wall_setup = now_seconds() - w0;
+    int irc = c.method == METHOD_CVODE
+                  ? cvode_integrate(&m, &o, sample_to_file, out, &stats, err, sizeof err)
+                  : qss_integrate(&m, &o, sample_to_file, out, &stats, err, sizeof err);
+    if (irc != 0) {
+        fprintf(stderr, "qmol: error: %s on %s: %s\n", method_name(c.method), def->name,
+                err[0] ? err : "the integration failed");
+        h5out_abort(out);
+        out = NULL;
+        rc = 1;
+        goto done;
+    }
+    stats.wall_total = now_seconds() - w0;
+    if (h5out_finish(out, &stats, err, sizeof err) != 0) {
+        out = NULL;
+        fprintf(stderr, "qmol: error: --output %s: %s\n", path, err);
+        rc = 1;
+        goto done;
+    }
+    out = NULL;
+    if (!c.quiet) print_summary(&c, &prob, path, &stats);
+    rc = 0;
+done:
+    if (out) h5out_abort(out);
+    model_free(&m);
+    if (prob.destroy) prob.destroy(prob.data);
+    free(values);
+    free(path);
+    return rc;
+}

@@ -1,0 +1,19 @@
+/* stats.h: what a run counts, the same fields for every integrator. */
+#ifndef QMOL_STATS_H
+#define QMOL_STATS_H
+
+#include <stdint.h>
+
+typedef struct qmol_stats {
+    /* QSS family */
+    uint64_t events;     /* changes of a quantized state */
+    uint64_t rhs_evals;  /* scalar f_i evaluations (CVODE: n per full RHS) */
+    uint64_t jac_evals;  /* scalar Jacobian-row evaluations */
+    uint64_t pair_steps; /* mLIQSS simultaneous pair steps taken */
+    /* CVODE */
+    uint64_t steps, newton_iters, lin_iters, err_test_fails, conv_fails, jac_setups;
+    /* wall time per phase, seconds */
+    double wall_setup, wall_integrate, wall_output, wall_total;
+} qmol_stats;
+
+#endif

@@ -1,0 +1,112 @@
+#include "run_support.h"
+
+#include "registry.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int keep_sample(void *ctx, int64_t k, double t, const double *x) {
+    test_run *r = ctx;
+    r->times[k - 1] = t;
+    memcpy(r->samples + (k - 1) * r->n, x, (size_t)r->n * sizeof(double));
+    return 0;
+}
+
+static void keep_event(void *ctx, double t, int32_t i, const double *q) {
+    test_run *r = ctx;
+    r->events_per_state[i]++;
+    if (r->ntrace == r->trace_cap) {
+        r->trace_cap = r->trace_cap ? 2 * r->trace_cap : 1024;
+        r->trace = realloc(r->trace, (size_t)r->trace_cap * sizeof *r->trace);
+        if (!r->trace) abort();
+    }
+    trace_event *ev = &r->trace[r->ntrace++];
+    ev->t = t;
+    ev->i = i;
+    for (int k = 0; k < 4; k++) ev->q[k] = k < r->n ? q[k] : 0.0;
+}
+
+test_run *run_problem(const char *name, const char *const *sets, int nsets, const char *method,
+                      double reltol, double abstol, double tf, int64_t K, int trace,
+                      int use_jacobian) {
+    test_run *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    const qmol_problem_def *def = registry_find(name);
+    if (!def) {
+        snprintf(r->err, sizeof r->err, "no problem %s", name);
+        r->rc = -1;
+        return r;
+    }
+    double values[64];
+    if (params_resolve(def, sets, nsets, values, r->err, sizeof r->err) != 0 ||
+        def->create(values, &r->prob, r->err, sizeof r->err) != 0 ||
+        model_build(&r->m, &r->prob, r->err, sizeof r->err) != 0) {
+        r->rc = -1;
+        return r;
+    }
+    r->n = r->prob.n;
+    r->K = K;
+    r->opt.method = (method_id)method_from_name(method);
+    r->opt.reltol = reltol;
+    r->opt.abstol = abstol;
+    r->opt.t0 = r->prob.t0;
+    r->opt.tf = tf > r->prob.t0 ? tf : r->prob.tf;
+    r->opt.samples = K;
+    r->opt.use_jacobian = use_jacobian;
+    r->opt.linsol = LINSOL_KLU;
+    r->times = calloc((size_t)K, sizeof(double));
+    r->samples = calloc((size_t)(K * r->n), sizeof(double));
+    r->events_per_state = calloc((size_t)r->n, sizeof(uint64_t));
+    if (!r->times || !r->samples || !r->events_per_state) abort();
+    if (trace) {
+        r->opt.trace = keep_event;
+        r->opt.trace_ctx = r;
+    }
+    if (r->opt.method == METHOD_CVODE)
+        r->rc = cvode_integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
+    else
+        r->rc = qss_integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
+    return r;
+}
+
+void run_free(test_run *r) {
+    if (!r) return;
+    model_free(&r->m);
+    if (r->prob.destroy) r->prob.destroy(r->prob.data);
+    free(r->times);
+    free(r->samples);
+    free(r->trace);
+    free(r->events_per_state);
+    free(r);
+}
+
+double run_max_error_state(const test_run *r, int64_t i) {
+    double worst = 0.0;
+    for (int64_t k = 0; k < r->K; k++) {
+        double ex = r->prob.exact(r->prob.data, i, r->times[k]);
+        double d = fabs(r->samples[k * r->n + i] - ex);
+        if (d > worst || isnan(d)) worst = isnan(d) ? INFINITY : d;
+    }
+    return worst;
+}
+
+double run_max_error(const test_run *r) {
+    double worst = 0.0;
+    for (int64_t i = 0; i < r->n; i++) {
+        double d = run_max_error_state(r, i);
+        if (d > worst) worst = d;
+    }
+    return worst;
+}
+
+double run_relative_error(const test_run *r, const test_run *ref) {
+    double num = 0.0, den = 0.0;
+    for (int64_t k = 0; k < r->K * r->n; k++) {
+        double d = r->samples[k] - ref->samples[k];
+        num += d * d;
+        den += ref->samples[k] * ref->samples[k];
+    }
+    return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}

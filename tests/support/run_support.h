@@ -1,0 +1,49 @@
+/* run_support.h: runs an integrator on a built-in problem in-process and keeps
+ * what the tests check (event trace per state, samples, stats). */
+#ifndef QMOL_RUN_SUPPORT_H
+#define QMOL_RUN_SUPPORT_H
+
+#include "integrator.h"
+#include "model.h"
+#include "qmol.h"
+#include "stats.h"
+
+#include <stdint.h>
+
+typedef struct trace_event {
+    double t;
+    int32_t i;
+    double q[4]; /* q of the first (up to) 4 states after the event */
+} trace_event;
+
+typedef struct test_run {
+    qmol_problem prob;
+    model m;
+    integrator_options opt;
+    qmol_stats stats;
+    int64_t n, K;
+    double *times;   /* K */
+    double *samples; /* K x n */
+    trace_event *trace;
+    int64_t ntrace, trace_cap;
+    uint64_t *events_per_state; /* n */
+    char err[512];
+    int rc;
+} test_run;
+
+/* Builds problem `name` with "key=value" overrides, runs `method` with
+ * reltol/abstol to tf (tf <= t0 keeps the problem's default), K samples.
+ * trace: record every event. Returns the run (rc = integrator result). */
+test_run *run_problem(const char *name, const char *const *sets, int nsets, const char *method,
+                      double reltol, double abstol, double tf, int64_t K, int trace,
+                      int use_jacobian);
+void run_free(test_run *r);
+
+/* max over samples and states of |x - exact| (problem must have exact). */
+double run_max_error(const test_run *r);
+/* max over samples of |x_i - exact_i| for one state. */
+double run_max_error_state(const test_run *r, int64_t i);
+/* e_rr of thesis eq. 4.11 between two runs' samples (same shape). */
+double run_relative_error(const test_run *r, const test_run *ref);
+
+#endif
