@@ -196,10 +196,24 @@ void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
     heap_update(&e->heap, j, t + s);
 }
 
+/* Fraction of the quantum within which x counts as having met q. The
+ * improved LIQSS2 aims q at x with x's own slope at the meeting time, so the
+ * two meet tangentially: d(s) = q - x has a double root there, which rounding
+ * or a small model error turns into a near miss. The event would then wait
+ * for |q - x| = 2 dQ, and stiff equilibria turn into a slow sawtooth. */
+#define MEET_TOLERANCE 0.01
+
 void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
     double d[4];
     difference_at(e, j, t, d);
-    double meet = poly_min_positive_root(d, e->order);
+    double meet;
+    double tangency = MEET_TOLERANCE * e->dq[j];
+    if (e->order >= 2 && fabs(d[0]) > tangency) {
+        double c[4] = {d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2], d[3]};
+        meet = poly_min_positive_root(c, e->order);
+    } else {
+        meet = poly_min_positive_root(d, e->order);
+    }
     double away = poly_first_exit(d, e->order, 2.0 * e->dq[j]);
     heap_update(&e->heap, j, t + (meet < away ? meet : away));
 }
