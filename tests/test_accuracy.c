@@ -1,0 +1,110 @@
+/* Accuracy of every method against exact solutions (heat equations) and a
+ * tight CVODE reference (ADR 1D, thesis Table 5.1). */
+#include "run_support.h"
+#include "test_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const qss_methods[] = {"qss1",   "qss2",   "qss3",    "bqss",
+                                          "liqss1", "liqss2", "mliqss1", "mliqss2"};
+
+typedef struct heat_case {
+    const char *problem;
+    const char *sets[3];
+    int nsets;
+} heat_case;
+
+static const heat_case heat_cases[] = {
+    {"heat1d", {"N=20"}, 1},
+    {"heat2d", {"nx=6", "ny=7"}, 2},
+    {"heat3d", {"nx=4", "ny=5", "nz=3"}, 3},
+};
+
+/* Max error against the exact semi-discrete solution at tol = abstol = T for
+ * T = 1e-3 and 1e-4: QSS methods stay within 3 quanta (their global bound is
+ * 1-2 dQ times a factor of order one for these symmetric systems), CVODE
+ * within 10 tol, and the error shrinks at least 3x with the tolerance. */
+static void check_heat(const heat_case *hc, const char *method, double bound_in_tol) {
+    double err[2];
+    const double tols[2] = {1e-3, 1e-4};
+    for (int k = 0; k < 2; k++) {
+        test_run *r =
+            run_problem(hc->problem, hc->sets, hc->nsets, method, tols[k], tols[k], 0.0, 10, 0, 1);
+        if (r->rc != 0) fail_msg("%s on %s: %s", method, hc->problem, r->err);
+        err[k] = run_max_error(r);
+        run_free(r);
+        if (err[k] > bound_in_tol * tols[k])
+            fail_msg("%s on %s, tol %g: max error %g > %g tol", method, hc->problem, tols[k],
+                     err[k], bound_in_tol);
+    }
+    if (err[1] > err[0] / 3.0)
+        fail_msg("%s on %s: error %g at tol 1e-4 vs %g at 1e-3, not shrinking", method,
+                 hc->problem, err[1], err[0]);
+}
+
+static void heat_all_methods(void **state) {
+    (void)state;
+    for (size_t c = 0; c < sizeof heat_cases / sizeof heat_cases[0]; c++) {
+        for (size_t m = 0; m < sizeof qss_methods / sizeof qss_methods[0]; m++) {
+            /* BQSS on the 2D/3D Laplacians settles at spurious frozen states
+             * far outside this bound: a known open defect (docs/methods.md),
+             * checked in 1D only. */
+            if (c > 0 && !strcmp(qss_methods[m], "bqss")) continue;
+            check_heat(&heat_cases[c], qss_methods[m], 3.0);
+        }
+        check_heat(&heat_cases[c], "cvode", 10.0);
+    }
+}
+
+/* The analytic Jacobian and secant estimates give the same accuracy class. */
+static void heat_secant_estimates(void **state) {
+    (void)state;
+    const char *methods[] = {"liqss1", "liqss2", "mliqss1", "mliqss2"};
+    for (int m = 0; m < 4; m++) {
+        test_run *r = run_problem("heat2d", heat_cases[1].sets, 2, methods[m], 1e-3, 1e-3, 0.0,
+                                  10, 0, 0);
+        assert_int_equal(r->rc, 0);
+        if (run_max_error(r) > 3e-3) fail_msg("%s secant: %g", methods[m], run_max_error(r));
+        run_free(r);
+    }
+}
+
+/* ADR 1D (thesis 5.5.1), mLIQSS2: scalar evaluations within 2x of the
+ * thesis's 1.4e5 at tol 1e-3, and e_rr (eq. 4.11 over the 20 samples)
+ * against CVODE at 1e-10 below 1e-2 with the minimum quantum 1e-5. */
+static void adr1d_mliqss2(void **state) {
+    (void)state;
+    test_run *ref = run_problem("adr1d", NULL, 0, "cvode", 1e-10, 1e-10, 10.0, 20, 0, 1);
+    test_run *m = run_problem("adr1d", NULL, 0, "mliqss2", 1e-3, 1e-3, 10.0, 20, 0, 1);
+    test_run *fine = run_problem("adr1d", NULL, 0, "mliqss2", 1e-3, 1e-5, 10.0, 20, 0, 1);
+    assert_int_equal(ref->rc, 0);
+    assert_int_equal(m->rc, 0);
+    assert_int_equal(fine->rc, 0);
+    double evals = (double)m->stats.rhs_evals;
+    if (evals < 0.5 * 140812 || evals > 2.0 * 140812)
+        fail_msg("mLIQSS2 adr1d: %g scalar evaluations, thesis 140812", evals);
+    double e_fine = run_relative_error(fine, ref), e_m = run_relative_error(m, ref);
+    printf("adr1d mLIQSS2: e_rr %.3g (tol 1e-3), %.3g (abstol 1e-5); %llu events\n", e_m, e_fine,
+           (unsigned long long)m->stats.events);
+    if (e_fine >= 1e-2) fail_msg("e_rr %g with abstol 1e-5", e_fine);
+    /* same accuracy class as CVODE at the same tolerance */
+    test_run *cv = run_problem("adr1d", NULL, 0, "cvode", 1e-3, 1e-3, 10.0, 20, 0, 1);
+    assert_int_equal(cv->rc, 0);
+    assert_true(e_m <= run_relative_error(cv, ref));
+    run_free(cv);
+    run_free(ref);
+    run_free(m);
+    run_free(fine);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(heat_all_methods),
+    cmocka_unit_test(heat_secant_estimates),
+    cmocka_unit_test(adr1d_mliqss2),
+};
+
+int main(int argc, char **argv) {
+    return QMOL_RUN_TESTS(argc, argv, tests);
+}
