@@ -502,8 +502,21 @@ int cvode_integrate(const model *m, const integrator_options *o, sample_fn sampl
     if (check_flag(flag, "CVodeInit", &r, err, errlen)) goto done;
     flag = CVodeSetUserData(mem, &r);
     if (check_flag(flag, "CVodeSetUserData", &r, err, errlen)) goto done;
-    flag = CVodeSStolerances(mem, o->reltol, o->abstol);
-    if (check_flag(flag, "CVodeSStolerances", &r, err, errlen)) goto done;
+    if (r.p->abstol_scale) { /* per-state absolute tolerances, as the QSS quanta */
+        N_Vector atol = N_VClone(y);
+        if (!atol) {
+            snprintf(err, errlen, "out of memory for the CVODE tolerance vector");
+            goto done;
+        }
+        double *a = N_VGetArrayPointer(atol);
+        for (int32_t j = 0; j < n; j++) a[j] = o->abstol * r.p->abstol_scale(r.p->data, j);
+        flag = CVodeSVtolerances(mem, o->reltol, atol);
+        N_VDestroy(atol);
+        if (check_flag(flag, "CVodeSVtolerances", &r, err, errlen)) goto done;
+    } else {
+        flag = CVodeSStolerances(mem, o->reltol, o->abstol);
+        if (check_flag(flag, "CVodeSStolerances", &r, err, errlen)) goto done;
+    }
     flag = CVodeSetMaxOrd(mem, o->max_order ? o->max_order : 5);
     if (check_flag(flag, "CVodeSetMaxOrd", &r, err, errlen)) goto done;
     flag = CVodeSetMaxNumSteps(mem, CV_MAX_STEPS);
