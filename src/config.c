@@ -1,6 +1,7 @@
 /* config.c: `qmol run` options and INI files (see config.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <ini.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 void config_usage(void) {
     printf("usage: qmol run --problem NAME|PLUGIN.so [options]\n"
@@ -29,6 +31,33 @@ void config_usage(void) {
            "  --quiet, --verbose    less or more output\n");
 }
 
+/* The options that apply() knows, by name without "--": each is also a [run]
+ * key of an INI file, except "set" (INI files use a [problem] section). */
+static const char *const option_names[] = {
+    "problem", "set",       "method",   "tol",    "abstol",    "tf",    "samples",
+    "output",  "overwrite", "jacobian", "linsol", "max-order", "quiet", "verbose"};
+#define NOPTIONS (sizeof option_names / sizeof option_names[0])
+
+static int known_option(const char *key) {
+    for (size_t k = 0; k < NOPTIONS; k++)
+        if (!strcmp(option_names[k], key)) return 1;
+    return 0;
+}
+
+/* "-c/--config, --problem, ..." (cli) or "problem, method, ..." (INI [run]). */
+static void list_options(char *buf, size_t len, int cli) {
+    size_t used = 0;
+    buf[0] = '\0';
+    if (cli) used = (size_t)snprintf(buf, len, "-c/--config");
+    for (size_t k = 0; k < NOPTIONS && used < len; k++) {
+        if (!cli && !strcmp(option_names[k], "set")) continue;
+        int w = snprintf(buf + used, len - used, "%s%s%s", used ? ", " : "", cli ? "--" : "",
+                         option_names[k]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+}
+
 static int failf(char *err, size_t errlen, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -41,7 +70,8 @@ static int parse_double(const char *s, double *out) {
     char *end;
     if (!s || !*s) return -1;
     double v = strtod(s, &end);
-    while (*end == ' ' || *end == '\t') end++;
+    while (*end == ' ' || *end == '\t')
+        end++;
     if (*end != '\0' || !isfinite(v)) return -1;
     *out = v;
     return 0;
@@ -62,70 +92,88 @@ static int set_string(char **slot, const char *value) {
     return 0;
 }
 
-static int add_set(run_config *c, const char *assignment) {
-    char **grown = realloc(c->sets, (size_t)(c->nsets + 1) * sizeof *grown);
+static int parse_bool(const char *s, int *out) {
+    if (!strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "yes"))
+        *out = 1;
+    else if (!strcmp(s, "0") || !strcasecmp(s, "false") || !strcasecmp(s, "no"))
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
+/* Appends an assignment; origin (may be NULL) says where it came from. */
+static int add_set(run_config *c, const char *assignment, const char *origin) {
+    size_t count = (size_t)c->nsets + 1;
+    char **grown = realloc(c->sets, count * sizeof *grown);
     if (!grown) return -1;
     c->sets = grown;
+    grown = realloc(c->set_origins, count * sizeof *grown);
+    if (!grown) return -1;
+    c->set_origins = grown;
     c->sets[c->nsets] = strdup(assignment);
-    if (!c->sets[c->nsets]) return -1;
+    c->set_origins[c->nsets] = origin ? strdup(origin) : NULL;
+    if (!c->sets[c->nsets] || (origin && !c->set_origins[c->nsets])) {
+        free(c->sets[c->nsets]);
+        free(c->set_origins[c->nsets]);
+        return -1;
+    }
     c->nsets++;
     return 0;
 }
 
-/* Applies one option by name (without "--"). `where` names its origin for
- * messages ("--tol" or "run.ini:3: tol"). */
-static int apply(run_config *c, const char *key, const char *value, const char *where, char *err,
-                 size_t errlen) {
+/* Applies one known option by name (without "--"). `where` names its origin
+ * for messages ("--tol" or "run.ini:3: [run] tol") and `sep` goes between it
+ * and the value (" " or " = "), so a message quotes the input as written. */
+static int apply(run_config *c, const char *key, const char *value, const char *where,
+                 const char *sep, char *err, size_t errlen) {
     int64_t count;
-    if (!value)
-        return failf(err, errlen, "%s: missing value", where);
+    if (!value) return failf(err, errlen, "%s: missing value", where);
     if (!strcmp(key, "problem")) {
         if (!*value) return failf(err, errlen, "%s: empty problem name", where);
         if (set_string(&c->problem, value)) return failf(err, errlen, "out of memory");
     } else if (!strcmp(key, "set")) {
         if (!strchr(value, '='))
-            return failf(err, errlen, "%s %s: expected KEY=VALUE", where, value);
-        if (add_set(c, value)) return failf(err, errlen, "out of memory");
+            return failf(err, errlen, "%s%s%s: expected KEY=VALUE", where, sep, value);
+        if (add_set(c, value, NULL)) return failf(err, errlen, "out of memory");
     } else if (!strcmp(key, "method")) {
         int m = method_from_name(value);
         if (m < 0)
             return failf(err, errlen,
-                         "%s %s: unknown method (allowed: qss1 qss2 qss3 bqss liqss1 liqss2 "
+                         "%s%s%s: unknown method (allowed: qss1 qss2 qss3 bqss liqss1 liqss2 "
                          "mliqss1 mliqss2 cvode)",
-                         where, value);
+                         where, sep, value);
         c->method = (method_id)m;
     } else if (!strcmp(key, "tol")) {
         if (parse_double(value, &c->reltol) != 0 || c->reltol <= 0.0 || c->reltol >= 1.0)
-            return failf(err, errlen, "%s %s: must be a number in (0, 1)", where, value);
+            return failf(err, errlen, "%s%s%s: must be a number in (0, 1)", where, sep, value);
     } else if (!strcmp(key, "abstol")) {
         if (parse_double(value, &c->abstol) != 0 || c->abstol <= 0.0)
-            return failf(err, errlen, "%s %s: must be a finite number > 0", where, value);
+            return failf(err, errlen, "%s%s%s: must be a finite number > 0", where, sep, value);
         c->abstol_given = 1;
     } else if (!strcmp(key, "tf")) {
         if (parse_double(value, &c->tf) != 0)
-            return failf(err, errlen, "%s %s: must be a finite number", where, value);
+            return failf(err, errlen, "%s%s%s: must be a finite number", where, sep, value);
     } else if (!strcmp(key, "samples")) {
         if (parse_count(value, 1, 100000000, &count) != 0)
-            return failf(err, errlen, "%s %s: must be a whole number in [1, 100000000]", where,
-                         value);
+            return failf(err, errlen, "%s%s%s: must be a whole number in [1, 100000000]", where,
+                         sep, value);
         c->samples = count;
     } else if (!strcmp(key, "output")) {
         if (!*value) return failf(err, errlen, "%s: empty output path", where);
         if (set_string(&c->output, value)) return failf(err, errlen, "out of memory");
-    } else if (!strcmp(key, "overwrite")) {
-        if (!strcmp(value, "1") || !strcasecmp(value, "true") || !strcasecmp(value, "yes"))
-            c->overwrite = 1;
-        else if (!strcmp(value, "0") || !strcasecmp(value, "false") || !strcasecmp(value, "no"))
-            c->overwrite = 0;
-        else
-            return failf(err, errlen, "%s %s: must be true or false", where, value);
+    } else if (!strcmp(key, "overwrite") || !strcmp(key, "quiet") || !strcmp(key, "verbose")) {
+        int *flag = key[0] == 'o' ? &c->overwrite : key[0] == 'q' ? &c->quiet : &c->verbose;
+        if (parse_bool(value, flag) != 0)
+            return failf(err, errlen, "%s%s%s: must be true or false (or yes/no, 1/0)", where, sep,
+                         value);
     } else if (!strcmp(key, "jacobian")) {
         if (!strcmp(value, "analytic"))
             c->use_jacobian = 1;
         else if (!strcmp(value, "numeric"))
             c->use_jacobian = 0;
         else
-            return failf(err, errlen, "%s %s: must be analytic or numeric", where, value);
+            return failf(err, errlen, "%s%s%s: must be analytic or numeric", where, sep, value);
     } else if (!strcmp(key, "linsol")) {
         if (!strcmp(value, "klu"))
             c->linsol = LINSOL_KLU;
@@ -134,13 +182,16 @@ static int apply(run_config *c, const char *key, const char *value, const char *
         else if (!strcmp(value, "spgmr"))
             c->linsol = LINSOL_SPGMR;
         else
-            return failf(err, errlen, "%s %s: must be klu, band or spgmr", where, value);
+            return failf(err, errlen, "%s%s%s: must be klu, band or spgmr", where, sep, value);
     } else if (!strcmp(key, "max-order")) {
         if (parse_count(value, 1, 5, &count) != 0)
-            return failf(err, errlen, "%s %s: must be a whole number in [1, 5]", where, value);
+            return failf(err, errlen, "%s%s%s: must be a whole number in [1, 5]", where, sep,
+                         value);
         c->max_order = (int)count;
     } else {
-        return failf(err, errlen, "%s: unknown option (see `qmol run --help`)", where);
+        char names[512];
+        list_options(names, sizeof names, 1);
+        return failf(err, errlen, "%s: unknown option (allowed: %s)", where, names);
     }
     return 0;
 }
@@ -148,47 +199,87 @@ static int apply(run_config *c, const char *key, const char *value, const char *
 typedef struct ini_ctx {
     run_config *c;
     const char *path;
+    FILE *file;
     char *err;
     size_t errlen;
-    int rc;
-    int line;
+    int rc;       /* the first error of on_ini, reported as is */
+    int line;     /* the line being parsed: inih's count, one per reader call */
+    int err_line; /* the line of that first error */
 } ini_ctx;
 
-static int on_ini(void *user, const char *section, const char *name, const char *value) {
-    ini_ctx *x = user;
-    char where[512];
-    snprintf(where, sizeof where, "%s: [%s] %s", x->path, section, name);
-    if (!strcmp(section, "run")) {
-        if (!strcmp(name, "set") || !strcmp(name, "config")) {
-            x->rc = failf(x->err, x->errlen, "%s: not allowed in [run] (use [problem])", where);
-            return 0;
-        }
-        x->rc = apply(x->c, name, value, where, x->err, x->errlen);
-        return x->rc == 0;
-    }
-    if (!strcmp(section, "problem")) {
-        size_t len = strlen(name) + strlen(value) + 2;
-        char *assignment = malloc(len);
-        if (!assignment) {
-            x->rc = failf(x->err, x->errlen, "out of memory");
-            return 0;
-        }
-        snprintf(assignment, len, "%s=%s", name, value);
-        x->rc = add_set(x->c, assignment) ? failf(x->err, x->errlen, "out of memory") : 0;
-        free(assignment);
-        return x->rc == 0;
-    }
-    x->rc = failf(x->err, x->errlen, "%s: unknown section [%s] (allowed: [run], [problem])",
-                  x->path, section);
-    return 0;
+/* fgets with a line count, so that on_ini can name the line it is given. */
+static char *ini_read_line(char *str, int num, void *stream) {
+    ini_ctx *x = stream;
+    char *s = fgets(str, num, x->file);
+    if (s) x->line++;
+    return s;
 }
 
-static int load_ini(run_config *c, const char *path, char *err, size_t errlen) {
-    ini_ctx x = {c, path, err, errlen, 0, 0};
-    int rc = ini_parse(path, on_ini, &x);
-    if (x.rc != 0) return x.rc;
-    if (rc < 0) return failf(err, errlen, "-c %s: cannot read the file", path);
-    if (rc > 0) return failf(err, errlen, "-c %s: syntax error on line %d", path, rc);
+/* One "name = value" of the file. Keeps the first error only (inih goes on
+ * after a failed line, and a later good line must not hide it). */
+static int on_ini(void *user, const char *section, const char *name, const char *value) {
+    ini_ctx *x = user;
+    if (x->rc) return 1;
+    char where[512], names[512];
+    snprintf(where, sizeof where, "%s:%d: [%s] %s", x->path, x->line, section, name);
+    int rc = 0;
+    if (!section[0]) {
+        rc = failf(x->err, x->errlen,
+                   "%s:%d: %s: outside a section (allowed sections: [run], [problem])", x->path,
+                   x->line, name);
+    } else if (!strcmp(section, "run")) {
+        if (!strcmp(name, "set") || !strcmp(name, "config")) {
+            rc = failf(x->err, x->errlen, "%s: not allowed in [run] (use [problem])", where);
+        } else if (!known_option(name)) {
+            list_options(names, sizeof names, 0);
+            rc =
+                failf(x->err, x->errlen, "%s: unknown option (allowed in [run]: %s)", where, names);
+        } else {
+            rc = apply(x->c, name, value, where, " = ", x->err, x->errlen);
+        }
+    } else if (!strcmp(section, "problem")) {
+        size_t len = strlen(name) + strlen(value) + 2;
+        char *assignment = malloc(len);
+        char origin[1024];
+        snprintf(origin, sizeof origin, "%s = %s", where, value);
+        if (assignment) snprintf(assignment, len, "%s=%s", name, value);
+        if (!assignment || add_set(x->c, assignment, origin))
+            rc = failf(x->err, x->errlen, "out of memory");
+        free(assignment);
+    } else {
+        rc = failf(x->err, x->errlen, "%s:%d: [%s]: unknown section (allowed: [run], [problem])",
+                   x->path, x->line, section);
+    }
+    if (rc) {
+        x->rc = rc;
+        x->err_line = x->line;
+    }
+    return 1;
+}
+
+static int load_ini(run_config *c, const char *flag, const char *path, char *err, size_t errlen) {
+    if (!*path) return failf(err, errlen, "%s: empty file name", flag);
+    FILE *f = fopen(path, "r");
+    if (!f) return failf(err, errlen, "%s %s: cannot open: %s", flag, path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return failf(err, errlen, "%s %s: is a directory, not an INI file", flag, path);
+    }
+    ini_ctx x = {c, path, f, err, errlen, 0, 0, 0};
+    int rc = ini_parse_stream(ini_read_line, &x, on_ini, &x);
+    int read_error = ferror(f) ? (errno ? errno : EIO) : 0;
+    fclose(f);
+    if (read_error)
+        return failf(err, errlen, "%s %s: cannot read: %s", flag, path, strerror(read_error));
+    /* whichever came first: a line inih could not parse, or a bad setting */
+    if (rc > 0 && (x.rc == 0 || rc < x.err_line))
+        return failf(err, errlen,
+                     "%s %s: syntax error on line %d (expected [section], key = value or a "
+                     "; comment)",
+                     flag, path, rc);
+    if (x.rc) return x.rc;
+    if (rc < 0) return failf(err, errlen, "%s %s: out of memory", flag, path);
     return 0;
 }
 
@@ -207,12 +298,15 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
     defaults(c);
     /* the INI file first, so the command line wins wherever it is given */
     for (int a = 0; a < argc; a++) {
-        if (!strcmp(argv[a], "-c") || !strcmp(argv[a], "--config")) {
+        int rc = 0;
+        if (!strncmp(argv[a], "--config=", 9)) {
+            rc = load_ini(c, "--config", argv[a] + 9, err, errlen);
+        } else if (!strcmp(argv[a], "-c") || !strcmp(argv[a], "--config")) {
             if (a + 1 >= argc) return failf(err, errlen, "%s: missing file name", argv[a]);
-            int rc = load_ini(c, argv[a + 1], err, errlen);
-            if (rc) return rc;
+            rc = load_ini(c, argv[a], argv[a + 1], err, errlen);
             a++;
         }
+        if (rc) return rc;
     }
     for (int a = 0; a < argc; a++) {
         const char *arg = argv[a];
@@ -220,6 +314,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
             a++;
             continue;
         }
+        if (!strncmp(arg, "--config=", 9)) continue;
         if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
             c->quiet = 1;
             continue;
@@ -233,14 +328,23 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
             continue;
         }
         if (strncmp(arg, "--", 2) != 0 || !arg[2])
-            return failf(err, errlen, "%s: unexpected argument (see `qmol run --help`)", arg);
-        char key[64];
+            return failf(err, errlen,
+                         "%s: unexpected argument (options start with --; see `qmol run --help`)",
+                         arg);
+        char key[64], names[512];
         const char *eq = strchr(arg, '=');
         const char *value;
         size_t klen = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        if (klen >= sizeof key) return failf(err, errlen, "%s: unknown option", arg);
-        memcpy(key, arg + 2, klen);
-        key[klen] = '\0';
+        if (klen < sizeof key) {
+            memcpy(key, arg + 2, klen);
+            key[klen] = '\0';
+        }
+        /* before taking a value: an unknown option must not swallow the next one */
+        if (klen >= sizeof key || !known_option(key)) {
+            list_options(names, sizeof names, 1);
+            return failf(err, errlen, "--%.*s: unknown option (allowed: %s)", (int)klen, arg + 2,
+                         names);
+        }
         if (eq) {
             value = eq + 1;
         } else {
@@ -249,12 +353,13 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
         }
         char where[80];
         snprintf(where, sizeof where, "--%s", key);
-        int rc = apply(c, key, value, where, err, errlen);
+        int rc = apply(c, key, value, where, " ", err, errlen);
         if (rc) return rc;
     }
     if (!c->problem)
-        return failf(err, errlen, "--problem: missing (a built-in name from `qmol list`, or a "
-                                  "plugin .so path)");
+        return failf(err, errlen,
+                     "--problem: missing (a built-in name from `qmol list`, or a "
+                     "plugin .so path)");
     if (!c->abstol_given) c->abstol = c->reltol;
     return 0;
 }
@@ -262,7 +367,11 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
 void config_free(run_config *c) {
     free(c->problem);
     free(c->output);
-    for (int k = 0; k < c->nsets; k++) free(c->sets[k]);
+    for (int k = 0; k < c->nsets; k++) {
+        free(c->sets[k]);
+        free(c->set_origins[k]);
+    }
     free(c->sets);
+    free(c->set_origins);
     memset(c, 0, sizeof *c);
 }

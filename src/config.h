@@ -13,8 +13,10 @@
 #include <stddef.h>
 
 typedef struct run_config {
-    char *problem; /* built-in name or path of a plugin .so */
-    char **sets;   /* "key=value" problem parameter assignments, in order */
+    char *problem;      /* built-in name or path of a plugin .so */
+    char **sets;        /* "key=value" problem parameter assignments, in order */
+    char **set_origins; /* per assignment: "FILE:LINE: [problem] key = value" when it
+                         * comes from an INI file (for messages), NULL from --set */
     int nsets;
     method_id method;
     double reltol, abstol;

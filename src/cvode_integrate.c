@@ -509,7 +509,8 @@ int cvode_integrate(const model *m, const integrator_options *o, sample_fn sampl
             goto done;
         }
         double *a = N_VGetArrayPointer(atol);
-        for (int32_t j = 0; j < n; j++) a[j] = o->abstol * r.p->abstol_scale(r.p->data, j);
+        for (int32_t j = 0; j < n; j++)
+            a[j] = o->abstol * r.p->abstol_scale(r.p->data, j);
         flag = CVodeSVtolerances(mem, o->reltol, atol);
         N_VDestroy(atol);
         if (check_flag(flag, "CVodeSVtolerances", &r, err, errlen)) goto done;

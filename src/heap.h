@@ -11,8 +11,8 @@
 
 typedef struct event_heap {
     int32_t n;
-    double *time; /* time[i]: next time of state i */
-    int32_t *slot; /* slot[i]: position of i in order */
+    double *time;   /* time[i]: next time of state i */
+    int32_t *slot;  /* slot[i]: position of i in order */
     int32_t *order; /* heap order of state ids */
 } event_heap;
 

@@ -28,13 +28,13 @@ typedef enum linsol_id { LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR } linsol_id;
 
 typedef struct integrator_options {
     method_id method;
-    double reltol;       /* QSS: relative quantum; CVODE: reltol */
-    double abstol;       /* QSS: minimum quantum; CVODE: abstol */
+    double reltol; /* QSS: relative quantum; CVODE: reltol */
+    double abstol; /* QSS: minimum quantum; CVODE: abstol */
     double t0, tf;
-    int64_t samples;     /* K >= 1 */
-    int use_jacobian;    /* 1: use the problem's analytic jac when it has one */
-    linsol_id linsol;    /* CVODE linear solver */
-    int max_order;       /* CVODE BDF max order (1..5) */
+    int64_t samples;  /* K >= 1 */
+    int use_jacobian; /* 1: use the problem's analytic jac when it has one */
+    linsol_id linsol; /* CVODE linear solver */
+    int max_order;    /* CVODE BDF max order (1..5) */
     /* Trace of QSS events, for tests: called after each event (may be NULL). */
     void (*trace)(void *ctx, double t, int32_t i, const double *q);
     void *trace_ctx;

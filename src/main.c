@@ -9,14 +9,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static void usage(void) {
-    printf("qmol %s: quantized-state and BDF integration of method-of-lines systems\n"
-           "usage:\n"
-           "  qmol run --problem NAME [options]   integrate (qmol run --help for options)\n"
-           "  qmol list                           problems, parameters, methods\n"
-           "  qmol info FILE.h5                   summary of a result file\n"
-           "  qmol --version\n",
-           QMOL_VERSION);
+static void usage(FILE *out) {
+    fprintf(out,
+            "qmol %s: quantized-state and BDF integration of method-of-lines systems\n"
+            "usage:\n"
+            "  qmol run --problem NAME [options]   integrate (qmol run --help for options)\n"
+            "  qmol list                           problems, parameters, methods\n"
+            "  qmol info FILE.h5                   summary of a result file\n"
+            "  qmol --version\n",
+            QMOL_VERSION);
 }
 
 static void print_bound(double v) {
@@ -59,7 +60,8 @@ static int list_problems(void) {
 static int dispatch(int argc, char **argv, int rank) {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
-        if (rank == 0) usage();
+        /* no command is a usage error: the usage goes to stderr */
+        if (rank == 0) usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
     if (!strcmp(argv[1], "--version")) {
@@ -83,8 +85,10 @@ static int dispatch(int argc, char **argv, int rank) {
         run_config c;
         char err[1024] = "";
         int rc = config_parse(&c, argc - 2, argv + 2, err, sizeof err);
-        if (rc == 0) rc = run_execute(&c);
-        else if (rank == 0) fprintf(stderr, "qmol: error: %s\n", err);
+        if (rc == 0)
+            rc = run_execute(&c);
+        else if (rank == 0)
+            fprintf(stderr, "qmol: error: %s\n", err);
         config_free(&c);
         return rc;
     }
@@ -101,8 +105,9 @@ int main(int argc, char **argv) {
     int rc;
     if (size > 1) {
         if (rank == 0)
-            fprintf(stderr, "qmol: error: %d MPI ranks: this version runs on 1 rank (distributed "
-                            "runs are not implemented yet)\n",
+            fprintf(stderr,
+                    "qmol: error: %d MPI ranks: this version runs on 1 rank (distributed "
+                    "runs are not implemented yet)\n",
                     size);
         rc = 2;
     } else {

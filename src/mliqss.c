@@ -103,7 +103,8 @@ static int pair_step2(const pair_model *pm, double h, double *q, double *qdot) {
     }
     double a2[2][2], d[2][2], g[2][2], rhs[2], au[2];
     for (int r = 0; r < 2; r++)
-        for (int c = 0; c < 2; c++) a2[r][c] = a[r][0] * a[0][c] + a[r][1] * a[1][c];
+        for (int c = 0; c < 2; c++)
+            a2[r][c] = a[r][0] * a[0][c] + a[r][1] * a[1][c];
     for (int r = 0; r < 2; r++) {
         for (int c = 0; c < 2; c++) {
             double id = r == c ? 1.0 : 0.0;
@@ -193,9 +194,9 @@ static int find_partner(const qss_engine *e, const own_change *c, pair_candidate
             double du_ji = ddxj - a_ji * c->qd_old - a_jj * qdj;
             double qj_prop = xj - (ddxj_new > 0.0 ? 1.0 : -1.0) * eng_quantum(e, j, xj);
             double hh = isfinite(c->h) ? c->h : (e->tf - t > 0.0 ? e->tf - t : 1.0);
-            double qdj_prop = (a_ji * (c->q_new + hh * c->qd_new) + a_jj * qj_prop + u_ji +
-                               hh * du_ji) /
-                              (1.0 - hh * a_jj);
+            double qdj_prop =
+                (a_ji * (c->q_new + hh * c->qd_new) + a_jj * qj_prop + u_ji + hh * du_ji) /
+                (1.0 - hh * a_jj);
             dqj_prop = qj_prop - qj;
             dxi_new = dxi_after + a_ij * dqj_prop;
             double ddxi_after = c->ddx + a_ii * dqdi;

@@ -50,8 +50,10 @@ static int fill_rows(model *m, const qmol_problem *p, int64_t *cols, char *err, 
 static int fill_dependents(model *m, char *err, size_t errlen) {
     int64_t *fill = calloc((size_t)m->n + 1, sizeof *fill);
     if (!fill) return -1;
-    for (int64_t e = 0; e < m->nnz; e++) m->dep_ptr[m->row_col[e] + 1]++;
-    for (int32_t i = 0; i < m->n; i++) m->dep_ptr[i + 1] += m->dep_ptr[i];
+    for (int64_t e = 0; e < m->nnz; e++)
+        m->dep_ptr[m->row_col[e] + 1]++;
+    for (int32_t i = 0; i < m->n; i++)
+        m->dep_ptr[i + 1] += m->dep_ptr[i];
     for (int32_t j = 0; j < m->n; j++) {
         for (int64_t e = m->row_ptr[j]; e < m->row_ptr[j + 1]; e++) {
             int32_t i = m->row_col[e];

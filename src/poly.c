@@ -85,7 +85,8 @@ static double cubic_root(const double *c) {
             b = a > 0.0 ? 2.0 * a : 1.0;
             double lead = c[3] > 0.0 ? 1.0 : -1.0;
             int guard = 0;
-            while (cubic_eval(c, b) * lead <= 0.0 && guard++ < 2100) b *= 2.0;
+            while (cubic_eval(c, b) * lead <= 0.0 && guard++ < 2100)
+                b *= 2.0;
         }
         double fb = cubic_eval(c, b);
         if (fb == 0.0) return b;
@@ -95,7 +96,8 @@ static double cubic_root(const double *c) {
 }
 
 double poly_min_positive_root(const double *c, int deg) {
-    while (deg > 0 && c[deg] == 0.0) deg--;
+    while (deg > 0 && c[deg] == 0.0)
+        deg--;
     switch (deg) {
     case 0:
         return INFINITY;
@@ -112,11 +114,13 @@ double poly_first_exit(const double *d, int deg, double bound) {
     if (fabs(d[0]) >= bound) {
         /* already outside: leaving further means now; coming back is not an exit */
         double slope = 0.0;
-        for (int k = 1; k <= deg && slope == 0.0; k++) slope = d[k];
+        for (int k = 1; k <= deg && slope == 0.0; k++)
+            slope = d[k];
         if (slope == 0.0 || (slope > 0.0) == (d[0] > 0.0)) return 0.0;
     }
     double c[4] = {0, 0, 0, 0};
-    for (int k = 0; k <= deg; k++) c[k] = d[k];
+    for (int k = 0; k <= deg; k++)
+        c[k] = d[k];
     c[0] = d[0] - bound;
     double s1 = poly_min_positive_root(c, deg);
     c[0] = d[0] + bound;

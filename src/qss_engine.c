@@ -136,8 +136,9 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     int len = gather_row(e, j, t);
     double f = eval_rhs(e, j, t, e->vals);
     if (!isfinite(f)) {
-        eng_fail(e, "state %d: derivative is %g at t=%.17g (method %s); the solution blew up or "
-                    "the problem is undefined there",
+        eng_fail(e,
+                 "state %d: derivative is %g at t=%.17g (method %s); the solution blew up or "
+                 "the problem is undefined there",
                  (int)j, f, t, e->method->name);
         return;
     }
@@ -157,7 +158,8 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
         e->stats->jac_evals++;
         e->p->jac(e->p->data, j, t, e->vals, e->dfdv);
         double fdot = 0.0;
-        for (int k = 0; k < len; k++) fdot += e->dfdv[k] * e->slopes[k];
+        for (int k = 0; k < len; k++)
+            fdot += e->dfdv[k] * e->slopes[k];
         e->xc[2][j] = 0.5 * fdot;
         store_estimates(e, j, len);
         return;
@@ -229,8 +231,10 @@ static const qss_method *const method_table[METHOD_COUNT] = {
 
 static void engine_free(qss_engine *e) {
     if (e->method && e->method->destroy) e->method->destroy(e);
-    for (int k = 0; k < 4; k++) free(e->xc[k]);
-    for (int k = 0; k < 3; k++) free(e->qc[k]);
+    for (int k = 0; k < 4; k++)
+        free(e->xc[k]);
+    for (int k = 0; k < 3; k++)
+        free(e->qc[k]);
     free(e->tx);
     free(e->tq);
     free(e->dq);
@@ -249,8 +253,10 @@ static void engine_free(qss_engine *e) {
 static int engine_alloc(qss_engine *e) {
     size_t n = (size_t)e->n;
     int ok = 1;
-    for (int k = 0; k < 4; k++) ok &= (e->xc[k] = calloc(n, sizeof(double))) != NULL;
-    for (int k = 0; k < 3; k++) ok &= (e->qc[k] = calloc(n, sizeof(double))) != NULL;
+    for (int k = 0; k < 4; k++)
+        ok &= (e->xc[k] = calloc(n, sizeof(double))) != NULL;
+    for (int k = 0; k < 3; k++)
+        ok &= (e->qc[k] = calloc(n, sizeof(double))) != NULL;
     ok &= (e->tx = malloc(n * sizeof(double))) != NULL;
     ok &= (e->tq = malloc(n * sizeof(double))) != NULL;
     ok &= (e->dq = malloc(n * sizeof(double))) != NULL;
@@ -284,7 +290,8 @@ static void initial_state(qss_engine *e) {
         eng_update_quantum(e, i);
     }
     for (int pass = 0; pass < e->order && !e->failed; pass++) {
-        for (int32_t j = 0; j < e->n && !e->failed; j++) eng_eval_derivs(e, j, t0);
+        for (int32_t j = 0; j < e->n && !e->failed; j++)
+            eng_eval_derivs(e, j, t0);
         if (pass + 1 < e->order)
             for (int32_t j = 0; j < e->n; j++) {
                 e->qc[1][j] = e->xc[1][j];
@@ -302,21 +309,23 @@ const char *method_name(method_id m) {
 int method_from_name(const char *name) {
     for (int m = 0; m < METHOD_COUNT; m++) {
         const char *a = method_name((method_id)m), *b = name;
-        while (*a && *b && (*a == *b || *a == *b + ('a' - 'A'))) a++, b++;
+        while (*a && *b && (*a == *b || *a == *b + ('a' - 'A')))
+            a++, b++;
         if (!*a && !*b) return m;
     }
     return -1;
 }
 
 /* Emits every sample at or before `until` from the x polynomials. */
-static int emit_samples(qss_engine *e, double until, int64_t *next_k, double *buf,
-                        sample_fn sample, void *ctx) {
+static int emit_samples(qss_engine *e, double until, int64_t *next_k, double *buf, sample_fn sample,
+                        void *ctx) {
     const integrator_options *o = e->o;
     while (*next_k <= o->samples) {
         double ts = sample_time(o->t0, o->tf, *next_k, o->samples);
         if (ts > until) break;
         double w0 = now_seconds();
-        for (int32_t j = 0; j < e->n; j++) buf[j] = eng_x_at(e, j, ts);
+        for (int32_t j = 0; j < e->n; j++)
+            buf[j] = eng_x_at(e, j, ts);
         int rc = sample(ctx, *next_k, ts, buf);
         e->stats->wall_output += now_seconds() - w0;
         if (rc != 0) return rc;

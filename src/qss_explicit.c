@@ -4,7 +4,8 @@
 #include "qss_engine.h"
 
 static int explicit_init(qss_engine *e) {
-    for (int32_t j = 0; j < e->n; j++) eng_schedule_qss(e, j, e->o->t0);
+    for (int32_t j = 0; j < e->n; j++)
+        eng_schedule_qss(e, j, e->o->t0);
     return 0;
 }
 

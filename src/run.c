@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,31 @@ static void list_names(char *buf, size_t len) {
         size_t used = strlen(buf);
         snprintf(buf + used, len - used, "%s%s", k ? " " : "", all[k]->name);
     }
+}
+
+/* Resolves the problem parameters. Each assignment is first checked alone, so
+ * that a bad one from an INI file is reported with its file, line and key as
+ * written there rather than as a --set option. */
+static int resolve_params(const qmol_problem_def *def, const run_config *c, double *values,
+                          char *err, size_t errlen) {
+    for (int k = 0; k < c->nsets; k++) {
+        if (params_resolve(def, (const char *const *)&c->sets[k], 1, values, err, errlen) == 0)
+            continue;
+        const char *origin = c->set_origins ? c->set_origins[k] : NULL;
+        if (origin) {
+            /* params_resolve's messages start "--set key=value: " */
+            char *why = strdup(err);
+            size_t skip = strlen("--set ") + strlen(c->sets[k]);
+            if (!why) return -1;
+            if (!strncmp(why, "--set ", 6) && !strncmp(why + 6, c->sets[k], strlen(c->sets[k])))
+                snprintf(err, errlen, "%s%s", origin, why + skip);
+            else
+                snprintf(err, errlen, "%s: %s", origin, why);
+            free(why);
+        }
+        return -1;
+    }
+    return params_resolve(def, (const char *const *)c->sets, c->nsets, values, err, errlen);
 }
 
 static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
@@ -72,8 +98,9 @@ int run_execute(const run_config *cin) {
     } else if (!(def = registry_find(c.problem))) {
         char names[1024];
         list_names(names, sizeof names);
-        fprintf(stderr, "qmol: error: --problem %s: unknown problem (allowed: %s, or a plugin .so "
-                        "path)\n",
+        fprintf(stderr,
+                "qmol: error: --problem %s: unknown problem (allowed: %s, or a plugin .so "
+                "path)\n",
                 c.problem, names);
         return 2;
     }
@@ -82,7 +109,7 @@ int run_execute(const run_config *cin) {
         fprintf(stderr, "qmol: error: out of memory\n");
         return 2;
     }
-    if (params_resolve(def, (const char *const *)c.sets, c.nsets, values, err, sizeof err) != 0) {
+    if (resolve_params(def, &c, values, err, sizeof err) != 0) {
         fprintf(stderr, "qmol: error: %s\n", err);
         free(values);
         return 2;
@@ -113,6 +140,13 @@ int run_execute(const run_config *cin) {
     }
     if (!path) {
         fprintf(stderr, "qmol: error: out of memory\n");
+        goto done;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr,
+                "qmol: error: --output %s: is a directory (expected a file name such as %s.h5)\n",
+                path, def->name);
         goto done;
     }
     if (!c.overwrite && access(path, F_OK) == 0) {

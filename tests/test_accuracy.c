@@ -40,8 +40,8 @@ static void check_heat(const heat_case *hc, const char *method, double bound_in_
                      err[k], bound_in_tol);
     }
     if (err[1] > err[0] / 3.0)
-        fail_msg("%s on %s: error %g at tol 1e-4 vs %g at 1e-3, not shrinking", method,
-                 hc->problem, err[1], err[0]);
+        fail_msg("%s on %s: error %g at tol 1e-4 vs %g at 1e-3, not shrinking", method, hc->problem,
+                 err[1], err[0]);
 }
 
 static void heat_all_methods(void **state) {
@@ -63,8 +63,8 @@ static void heat_secant_estimates(void **state) {
     (void)state;
     const char *methods[] = {"liqss1", "liqss2", "mliqss1", "mliqss2"};
     for (int m = 0; m < 4; m++) {
-        test_run *r = run_problem("heat2d", heat_cases[1].sets, 2, methods[m], 1e-3, 1e-3, 0.0,
-                                  10, 0, 0);
+        test_run *r =
+            run_problem("heat2d", heat_cases[1].sets, 2, methods[m], 1e-3, 1e-3, 0.0, 10, 0, 0);
         assert_int_equal(r->rc, 0);
         if (run_max_error(r) > 3e-3) fail_msg("%s secant: %g", methods[m], run_max_error(r));
         run_free(r);

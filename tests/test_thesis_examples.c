@@ -15,7 +15,8 @@ static test_run *must_run(const char *name, const char *method, double reltol, d
 /* Events after time t0 (in the trace). */
 static int64_t events_after(const test_run *r, double t0) {
     int64_t count = 0;
-    for (int64_t k = 0; k < r->ntrace; k++) count += r->trace[k].t > t0;
+    for (int64_t k = 0; k < r->ntrace; k++)
+        count += r->trace[k].t > t0;
     return count;
 }
 
@@ -26,7 +27,7 @@ static void check_table_4_1(int use_jac) {
     /* q after the events t1..t6 (Table 4.1 rows) */
     const struct {
         double t, q1, q2;
-    } rows[] = {{1.652, 0, 0},  {2.957, 0, 1.2}, {4.218, -1, 1.2},
+    } rows[] = {{1.652, 0, 0},    {2.957, 0, 1.2}, {4.218, -1, 1.2},
                 {5.018, -1, 0.2}, {6.018, 0, 0.2}, {7.018, 0, 1.2}};
     assert_true(r->ntrace >= 10);
     for (int k = 0; k < 10; k++) {

@@ -25,7 +25,8 @@ static void keep_event(void *ctx, double t, int32_t i, const double *q) {
     trace_event *ev = &r->trace[r->ntrace++];
     ev->t = t;
     ev->i = i;
-    for (int k = 0; k < 4; k++) ev->q[k] = k < r->n ? q[k] : 0.0;
+    for (int k = 0; k < 4; k++)
+        ev->q[k] = k < r->n ? q[k] : 0.0;
 }
 
 test_run *run_problem(const char *name, const char *const *sets, int nsets, const char *method,
