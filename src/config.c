@@ -229,11 +229,12 @@ static int on_ini(void *user, const char *section, const char *name, const char 
                    x->line, name);
     } else if (!strcmp(section, "run")) {
         if (!strcmp(name, "set") || !strcmp(name, "config")) {
-            rc = failf(x->err, x->errlen, "%s: not allowed in [run] (use [problem])", where);
+            rc = failf(x->err, x->errlen, "%s = %s: not allowed in [run] (use [problem])", where,
+                       value);
         } else if (!known_option(name)) {
             list_options(names, sizeof names, 0);
-            rc =
-                failf(x->err, x->errlen, "%s: unknown option (allowed in [run]: %s)", where, names);
+            rc = failf(x->err, x->errlen, "%s = %s: unknown option (allowed in [run]: %s)", where,
+                       value, names);
         } else {
             rc = apply(x->c, name, value, where, " = ", x->err, x->errlen);
         }
