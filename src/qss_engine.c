@@ -2,6 +2,7 @@
 #include "qss_engine.h"
 
 #include "poly.h"
+#include "wallclock.h"
 
 #include <float.h>
 #include <math.h>
@@ -9,13 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void eng_fail(qss_engine *e, const char *fmt, ...) {
     if (e->failed) return;
@@ -323,11 +317,11 @@ static int emit_samples(qss_engine *e, double until, int64_t *next_k, double *bu
     while (*next_k <= o->samples) {
         double ts = sample_time(o->t0, o->tf, *next_k, o->samples);
         if (ts > until) break;
-        double w0 = now_seconds();
+        double w0 = wallclock_seconds();
         for (int32_t j = 0; j < e->n; j++)
             buf[j] = eng_x_at(e, j, ts);
         int rc = sample(ctx, *next_k, ts, buf);
-        e->stats->wall_output += now_seconds() - w0;
+        e->stats->wall_output += wallclock_seconds() - w0;
         if (rc != 0) return rc;
         (*next_k)++;
     }
@@ -340,7 +334,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         snprintf(err, errlen, "qss_integrate: %s is not a QSS method", method_name(o->method));
         return -1;
     }
-    double w0 = now_seconds();
+    double w0 = wallclock_seconds();
     qss_engine eng;
     memset(&eng, 0, sizeof eng);
     qss_engine *e = &eng;
@@ -365,9 +359,9 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     initial_state(e);
     if (!e->failed && e->method->init(e) != 0 && !e->failed)
         eng_fail(e, "out of memory allocating %s storage", e->method->name);
-    stats->wall_setup += now_seconds() - w0;
+    stats->wall_setup += wallclock_seconds() - w0;
 
-    double w1 = now_seconds(), out0 = stats->wall_output;
+    double w1 = wallclock_seconds(), out0 = stats->wall_output;
     int64_t next_k = 1;
     int rc = 0;
     double last_t = o->t0;
@@ -391,7 +385,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
             last_t = t;
         }
     }
-    stats->wall_integrate += now_seconds() - w1 - (stats->wall_output - out0);
+    stats->wall_integrate += wallclock_seconds() - w1 - (stats->wall_output - out0);
     if (e->failed) rc = -1;
     engine_free(e);
     free(buf);

@@ -4,20 +4,14 @@
 #include "h5out.h"
 #include "model.h"
 #include "registry.h"
+#include "wallclock.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int is_plugin_path(const char *name) {
     size_t len = strlen(name);
@@ -87,7 +81,7 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
 
 int run_execute(const run_config *cin) {
     run_config c = *cin;
-    double w0 = now_seconds();
+    double w0 = wallclock_seconds();
     char err[1024] = "";
     const qmol_problem_def *def = NULL;
     if (is_plugin_path(c.problem)) {
@@ -184,7 +178,7 @@ int run_execute(const run_config *cin) {
     }
     qmol_stats stats;
     memset(&stats, 0, sizeof stats);
-    stats.wall_setup = now_seconds() - w0;
+    stats.wall_setup = wallclock_seconds() - w0;
     int irc = c.method == METHOD_CVODE
                   ? cvode_integrate(&m, &o, sample_to_file, out, &stats, err, sizeof err)
                   : qss_integrate(&m, &o, sample_to_file, out, &stats, err, sizeof err);
@@ -196,7 +190,7 @@ int run_execute(const run_config *cin) {
         rc = 1;
         goto done;
     }
-    stats.wall_total = now_seconds() - w0;
+    stats.wall_total = wallclock_seconds() - w0;
     if (h5out_finish(out, &stats, err, sizeof err) != 0) {
         out = NULL;
         fprintf(stderr, "qmol: error: --output %s: %s\n", path, err);
