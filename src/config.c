@@ -20,7 +20,7 @@ void config_usage(void) {
            "  --method M            qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2 cvode "
            "(default mliqss2)\n"
            "  --tol T               relative tolerance / quantum (default 1e-3)\n"
-           "  --abstol A            absolute tolerance / minimum quantum (default: tol)\n"
+           "  --abstol A            absolute tolerance / minimum quantum (default: tol/10)\n"
            "  --tf TF               final time (default: the problem's)\n"
            "  --samples K           output at t0 + (tf-t0) k/K, k = 1..K (default 20)\n"
            "  --output FILE.h5      result file (default <problem>.h5)\n"
@@ -361,7 +361,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
         return failf(err, errlen,
                      "--problem: missing (a built-in name from `qmol list`, or a "
                      "plugin .so path)");
-    if (!c->abstol_given) c->abstol = c->reltol;
+    if (!c->abstol_given) c->abstol = DEFAULT_ABSTOL_RATIO * c->reltol;
     return 0;
 }
 

@@ -12,6 +12,11 @@
 
 #include <stddef.h>
 
+/* abstol when --abstol is not given: tol / 10. With abstol = tol the cells
+ * ahead of a reaction front are quantized too coarsely and the front speed is
+ * off (docs/methods.md, "Default absolute tolerance"). */
+#define DEFAULT_ABSTOL_RATIO 0.1
+
 typedef struct run_config {
     char *problem;      /* built-in name or path of a plugin .so */
     char **sets;        /* "key=value" problem parameter assignments, in order */
