@@ -21,40 +21,47 @@ static void schedule(qss_engine *e, int32_t i, double t, double sigma) {
     heap_update(&e->heap, i, isinf(sigma) ? INFINITY : t + sigma);
 }
 
-/* Internal transition: x reached a level (sigma > 0) or a re-choice is due. */
+/* x_i is at its quantized value q_i up to rounding: the crossing is due now.
+ * Exact equality fails when the crossing time t_last + (q - x)/dx is rounded,
+ * and then a re-choice at sigma = 0 picks the same level again, forever. */
+static int at_level(double x, double q, double dq) { return fabs(q - x) <= 1e-9 * dq; }
+
+/* Internal transition: x reached q (a crossing, t > last or x == q), or a
+ * re-choice at sigma = 0 scheduled by an external transition. */
 static double internal(qss_engine *e, bqss_data *b, int32_t i, double t) {
-    double sigma = t - b->last[i];
     eng_advance_x(e, i, t);
-    eng_update_quantum(e, i);
-    double x = e->xc[0][i], dx = e->xc[1][i], dq = e->dq[i];
-    double q = dx > 0.0 ? b->upper[i] : b->lower[i];
-    /* a re-choice (sigma == 0) landing on x itself would loop at sigma = 0:
-     * treat it as the crossing it is (ALGORITHMS.md A.5, pitfalls) */
-    if (sigma > 0.0 || q == x) {
-        if (dx > 0.0) {
-            b->upper[i] += dq;
-            b->lower[i] = b->upper[i] - 2.0 * dq;
-            q = b->upper[i];
-        } else {
-            b->lower[i] -= dq;
-            b->upper[i] = b->lower[i] + 2.0 * dq;
-            q = b->lower[i];
-        }
+    double q = e->qc[0][i], dx = e->xc[1][i];
+    if (t > b->last[i] || at_level(e->xc[0][i], q, e->dq[i])) {
+        e->xc[0][i] = q; /* x reached q exactly; no drift from rounding */
+        eng_update_quantum(e, i);
+        double dq = e->dq[i];
+        b->lower[i] = q - dq;
+        b->upper[i] = q + dq;
+        q = dx > 0.0 ? b->upper[i] : b->lower[i];
+    } else {
+        eng_update_quantum(e, i);
+        q = dx > 0.0 ? b->upper[i] : b->lower[i];
     }
     eng_set_q(e, i, t, q, 0.0, 0.0);
     b->last[i] = t;
-    return dx != 0.0 ? (q - x) / dx : INFINITY;
+    return dx != 0.0 ? (q - e->xc[0][i]) / dx : INFINITY;
 }
 
 /* External transition of j: its derivative became u at time t. */
 static double external(qss_engine *e, bqss_data *b, int32_t j, double t, double u) {
     int same_instant = b->last[j] == t;
     double x = e->xc[0][j], q = e->qc[0][j], dq = e->dq[j], eps = 0.01 * dq;
+    b->last[j] = t;
+    if (at_level(x, q, dq)) {
+        /* its crossing is due at this very instant: let it happen now */
+        e->xc[0][j] = q;
+        e->xc[1][j] = u;
+        return 0.0;
+    }
     double toward = u * (q - x);
     e->xc[1][j] = (toward < 0.0 && same_instant) ? 0.0 : u;
     if (x - b->lower[j] >= dq + eps) b->lower[j] += dq;
     if (b->upper[j] - x >= dq + eps) b->upper[j] -= dq;
-    b->last[j] = t;
     if (u != 0.0 && toward >= 0.0) return (q - x) / u;
     return (toward < 0.0 && !same_instant) ? 0.0 : INFINITY;
 }

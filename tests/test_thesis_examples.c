@@ -106,6 +106,9 @@ static void bqss_a1(void **state) {
     const double steps[][2] = {{20, 22}, {201, 201}, {2006, 2024}};
     for (int c = 0; c < 3; c++) {
         test_run *r = must_run("bqss-a1", "bqss", 0.0, dq[c], 1000.0, 200, 0);
+        printf("BQSS A1 dQ=%g: steps (%llu, %llu)\n", dq[c],
+               (unsigned long long)r->events_per_state[0],
+               (unsigned long long)r->events_per_state[1]);
         for (int s = 0; s < 2; s++) {
             double got = (double)r->events_per_state[s];
             if (fabs(got - steps[c][s]) > 0.1 * steps[c][s])
@@ -125,6 +128,8 @@ static void bqss_a2(void **state) {
     (void)state;
     test_run *r = must_run("bqss-a2", "bqss", 0.0, 0.01, 1000.0, 10, 0);
     uint64_t total = r->events_per_state[0] + r->events_per_state[1] + r->events_per_state[2];
+    printf("BQSS A2: steps (%llu, %llu, %llu)\n", (unsigned long long)r->events_per_state[0],
+           (unsigned long long)r->events_per_state[1], (unsigned long long)r->events_per_state[2]);
     if (fabs((double)total - 456.0) > 45.6)
         fail_msg("A2: %llu steps (%llu, %llu, %llu), paper 456", (unsigned long long)total,
                  (unsigned long long)r->events_per_state[0],
