@@ -24,7 +24,9 @@ static void schedule(qss_engine *e, int32_t i, double t, double sigma) {
 /* x_i is at its quantized value q_i up to rounding: the crossing is due now.
  * Exact equality fails when the crossing time t_last + (q - x)/dx is rounded,
  * and then a re-choice at sigma = 0 picks the same level again, forever. */
-static int at_level(double x, double q, double dq) { return fabs(q - x) <= 1e-9 * dq; }
+static int at_level(double x, double q, double dq) {
+    return fabs(q - x) <= 1e-9 * dq;
+}
 
 /* Internal transition: x reached q (a crossing, t > last or x == q), or a
  * re-choice at sigma = 0 scheduled by an external transition. */

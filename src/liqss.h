@@ -20,6 +20,10 @@ double liqss_diag(const qss_engine *e, int32_t i);
  * reads q_i, reschedules j, and updates the secant estimates of column i. */
 void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old);
 
+/* Second order, at the start of i's event: records whether x_i came there by
+ * drifting more than dQ away from q_i (q_old) instead of meeting it. */
+void liqss_note_miss(qss_engine *e, int32_t i, double q_old);
+
 /* Allocates the estimates: diag always, entry when `all_entries`; with an
  * analytic Jacobian fills them at t0. Schedules every state. */
 int liqss_setup(qss_engine *e, int all_entries);

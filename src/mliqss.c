@@ -23,6 +23,9 @@
 
 #include <math.h>
 
+/* Pair acceptance |q - x| <= PAIR_ACCEPT dQ (see build_pair). */
+#define PAIR_ACCEPT (2.0 * (1.0 - 1e-6))
+
 typedef struct pair_model {
     double a[2][2];  /* [[A_ii, A_ij], [A_ji, A_jj]] */
     double u[2];     /* affine terms */
@@ -234,8 +237,11 @@ static void build_pair(const qss_engine *e, const own_change *c, const pair_cand
     pm->du[1] = ddxj - a_ji * c->qd_old - a_jj * qdj;
     pm->x[0] = e->xc[0][i];
     pm->x[1] = eng_x_at(e, j, t);
-    pm->bound[0] = 2.0 * e->dq[i];
-    pm->bound[1] = 2.0 * eng_quantum(e, j, pm->x[1]);
+    /* just inside the 2 dQ at which eng_schedule_liqss fires the next event:
+     * accepted at exactly 2 dQ, a state whose x rests (f(q) = 0 at a pair
+     * equilibrium) would be rescheduled at once, forever (adr1d N=10000) */
+    pm->bound[0] = PAIR_ACCEPT * e->dq[i];
+    pm->bound[1] = PAIR_ACCEPT * eng_quantum(e, j, pm->x[1]);
 }
 
 static void mliqss_event(qss_engine *e, int32_t i, double t) {
@@ -244,6 +250,7 @@ static void mliqss_event(qss_engine *e, int32_t i, double t) {
     eng_update_quantum(e, i);
     c.q_old = eng_q_at(e, i, t);
     c.qd_old = eng_qdot_at(e, i, t);
+    liqss_note_miss(e, i, c.q_old);
     x_derivs_at(e, i, t, &c.dx, &c.ddx);
     if (e->analytic_jac && e->order == 1) eng_eval_jac_row(e, i, t);
     if (e->order == 1) {

@@ -40,6 +40,9 @@ struct qss_engine {
     event_heap heap;
     /* Jacobian estimates: diag[i] ~ df_i/dx_i; entry[e] ~ row entry e (mLIQSS). */
     double *diag, *entry;
+    /* LIQSS2: missed[i] != 0 when i's last event came from x drifting away
+     * from q rather than meeting it (see eng_schedule_liqss) */
+    unsigned char *missed;
     int analytic_jac; /* the problem's jac is used */
     /* scratch of the longest row / longest dependents list */
     double *vals, *vals2, *slopes, *curv, *dfdv, *saved, *saved2;

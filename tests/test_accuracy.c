@@ -85,8 +85,8 @@ static void adr1d_mliqss2(void **state) {
     if (evals < 0.5 * 140812 || evals > 2.0 * 140812)
         fail_msg("mLIQSS2 adr1d: %g scalar evaluations, thesis 140812", evals);
     double e_m = run_relative_error(m, ref), e_cv = run_relative_error(cv, ref);
-    printf("adr1d mLIQSS2: e_rr %.3g, %.0f evaluations, %llu events; CVODE e_rr %.3g\n", e_m,
-           evals, (unsigned long long)m->stats.events, e_cv);
+    printf("adr1d mLIQSS2: e_rr %.3g, %.0f evaluations, %llu events; CVODE e_rr %.3g\n", e_m, evals,
+           (unsigned long long)m->stats.events, e_cv);
     if (e_m >= 1e-2) fail_msg("mLIQSS2 adr1d e_rr %g >= 1e-2", e_m);
     if (e_m > e_cv) fail_msg("mLIQSS2 adr1d e_rr %g above CVODE's %g", e_m, e_cv);
     run_free(cv);

@@ -9,6 +9,7 @@ static test_run *must_run(const char *name, const char *method, double reltol, d
                           double tf, int64_t K, int use_jac) {
     test_run *r = run_problem(name, NULL, 0, method, reltol, abstol, tf, K, 1, use_jac);
     if (r->rc != 0) fail_msg("%s on %s: %s", method, name, r->err);
+    if (r->trace_truncated) fail_msg("%s on %s: more than %d events", method, name, TRACE_MAX);
     return r;
 }
 

@@ -17,6 +17,12 @@ static int keep_sample(void *ctx, int64_t k, double t, const double *x) {
 static void keep_event(void *ctx, double t, int32_t i, const double *q) {
     test_run *r = ctx;
     r->events_per_state[i]++;
+    /* the trace is for the small worked examples: a runaway run must not
+     * eat the machine (one once grew it to 24 GB); counts above stay exact */
+    if (r->ntrace >= TRACE_MAX) {
+        r->trace_truncated = 1;
+        return;
+    }
     if (r->ntrace == r->trace_cap) {
         r->trace_cap = r->trace_cap ? 2 * r->trace_cap : 1024;
         r->trace = realloc(r->trace, (size_t)r->trace_cap * sizeof *r->trace);

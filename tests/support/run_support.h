@@ -16,6 +16,9 @@ typedef struct trace_event {
     double q[4]; /* q of the first (up to) 4 states after the event */
 } trace_event;
 
+/* Longest event trace kept (48 bytes per event). */
+#define TRACE_MAX 1000000
+
 typedef struct test_run {
     qmol_problem prob;
     model m;
@@ -26,6 +29,7 @@ typedef struct test_run {
     double *samples; /* K x n */
     trace_event *trace;
     int64_t ntrace, trace_cap;
+    int trace_truncated;        /* more than TRACE_MAX events: trace holds the first ones */
     uint64_t *events_per_state; /* n */
     char err[512];
     int rc;
