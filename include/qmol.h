@@ -44,7 +44,8 @@ typedef struct qmol_problem {
     int explicit_time;
 
     /* Optional grid geometry: ndims = 0 (none), 1, 2 or 3. dims[0] varies
-     * fastest: state id = ix + nx * (iy + ny * iz) * components. */
+     * fastest and the components of a cell are consecutive: state id =
+     * (ix + nx * (iy + ny * iz)) * components + c, c in [0, components). */
     int ndims;
     int64_t dims[3];
     double origin[3];

@@ -248,6 +248,7 @@ static int write_root_attrs(const ectx *c, hid_t file, const h5out_meta *m) {
         put_f64(c, file, "tf", &m->tf, 0) || put_i64(c, file, "samples", &k, 0) ||
         put_i64(c, file, "n", &n, 0))
         return -1;
+    if (m->linsol && put_str(c, file, "linsol", m->linsol)) return -1;
     int np = m->def ? m->def->nparams : 0;
     for (int i = 0; i < np; i++) {
         const char *pn = m->def->params[i].name;

@@ -26,7 +26,8 @@ void config_usage(void) {
            "  --output FILE.h5      result file (default <problem>.h5)\n"
            "  --overwrite           replace an existing output file\n"
            "  --jacobian J          analytic (default, when the problem has one) or numeric\n"
-           "  --linsol S            CVODE linear solver: klu (default), band, spgmr\n"
+           "  --linsol S            CVODE linear solver: auto (default: band for narrow\n"
+           "                        1D rows, spgmr for 2D/3D grids, else klu), klu, band, spgmr\n"
            "  --max-order N         CVODE BDF maximum order, 1..5 (default 5)\n"
            "  --quiet, --verbose    less or more output\n");
 }
@@ -175,14 +176,17 @@ static int apply(run_config *c, const char *key, const char *value, const char *
         else
             return failf(err, errlen, "%s%s%s: must be analytic or numeric", where, sep, value);
     } else if (!strcmp(key, "linsol")) {
-        if (!strcmp(value, "klu"))
+        if (!strcmp(value, "auto"))
+            c->linsol = LINSOL_AUTO;
+        else if (!strcmp(value, "klu"))
             c->linsol = LINSOL_KLU;
         else if (!strcmp(value, "band"))
             c->linsol = LINSOL_BAND;
         else if (!strcmp(value, "spgmr"))
             c->linsol = LINSOL_SPGMR;
         else
-            return failf(err, errlen, "%s%s%s: must be klu, band or spgmr", where, sep, value);
+            return failf(err, errlen, "%s%s%s: must be auto, klu, band or spgmr", where, sep,
+                         value);
     } else if (!strcmp(key, "max-order")) {
         if (parse_count(value, 1, 5, &count) != 0)
             return failf(err, errlen, "%s%s%s: must be a whole number in [1, 5]", where, sep,
@@ -291,7 +295,7 @@ static void defaults(run_config *c) {
     c->tf = NAN;
     c->samples = 20;
     c->use_jacobian = 1;
-    c->linsol = LINSOL_KLU;
+    c->linsol = LINSOL_AUTO;
     c->max_order = 5;
 }
 

@@ -311,7 +311,7 @@ static int check_flag(int flag, const char *call, const cv_run *r, char *err, si
     return -1;
 }
 
-static const char *linsol_name(linsol_id l) {
+const char *linsol_name(linsol_id l) {
     switch (l) {
     case LINSOL_KLU:
         return "KLU";
@@ -319,8 +319,18 @@ static const char *linsol_name(linsol_id l) {
         return "band";
     case LINSOL_SPGMR:
         return "SPGMR";
+    case LINSOL_AUTO:
+        return "auto";
     }
     return "?";
+}
+
+linsol_id cvode_choose_linsol(const model *m) {
+    sunindextype mu, ml;
+    band_widths(m, &mu, &ml);
+    if (mu <= LINSOL_AUTO_BAND && ml <= LINSOL_AUTO_BAND) return LINSOL_BAND;
+    if (m->problem && m->problem->ndims >= 2) return LINSOL_SPGMR;
+    return LINSOL_KLU;
 }
 
 /* Attaches the linear solver; returns 0 or -1 with err set. */
@@ -412,8 +422,9 @@ static int check_options(const model *m, const integrator_options *o, sample_fn 
         snprintf(err, errlen, "CVODE max order %d outside 1..5 (0: default 5)", o->max_order);
         return -1;
     }
-    if (o->linsol != LINSOL_KLU && o->linsol != LINSOL_BAND && o->linsol != LINSOL_SPGMR) {
-        snprintf(err, errlen, "unknown CVODE linear solver %d (KLU, band or SPGMR)",
+    if (o->linsol != LINSOL_KLU && o->linsol != LINSOL_BAND && o->linsol != LINSOL_SPGMR &&
+        o->linsol != LINSOL_AUTO) {
+        snprintf(err, errlen, "unknown CVODE linear solver %d (KLU, band, SPGMR or auto)",
                  (int)o->linsol);
         return -1;
     }
@@ -524,7 +535,8 @@ int cvode_integrate(const model *m, const integrator_options *o, sample_fn sampl
     if (check_flag(flag, "CVodeSetMaxNumSteps", &r, err, errlen)) goto done;
     flag = CVodeSetStopTime(mem, o->tf);
     if (check_flag(flag, "CVodeSetStopTime", &r, err, errlen)) goto done;
-    if (setup_linsol(&r, mem, o->linsol, y, sunctx, &A, &LS, err, errlen)) goto done;
+    linsol_id which = o->linsol == LINSOL_AUTO ? cvode_choose_linsol(m) : o->linsol;
+    if (setup_linsol(&r, mem, which, y, sunctx, &A, &LS, err, errlen)) goto done;
 
     wall1 = MPI_Wtime();
     if (stats) stats->wall_setup += wall1 - wall0;

@@ -63,19 +63,21 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
            (long long)p->n, method_name(c->method), c->reltol, c->abstol, p->t0, c->tf,
            (long long)c->samples);
     if (c->method == METHOD_CVODE)
-        printf("  steps %llu, rhs evals (scalar) %llu, newton iters %llu, jac setups %llu, "
+        printf("  linear solver %s; steps %llu, rhs evals (scalar) %llu, newton iters %llu, jac "
+               "setups %llu, "
                "error test fails %llu\n",
-               (unsigned long long)s->steps, (unsigned long long)s->rhs_evals,
-               (unsigned long long)s->newton_iters, (unsigned long long)s->jac_setups,
-               (unsigned long long)s->err_test_fails);
+               linsol_name(c->linsol), (unsigned long long)s->steps,
+               (unsigned long long)s->rhs_evals, (unsigned long long)s->newton_iters,
+               (unsigned long long)s->jac_setups, (unsigned long long)s->err_test_fails);
     else
         printf("  events %llu, rhs evals (scalar) %llu, jac rows %llu, pair steps %llu\n",
                (unsigned long long)s->events, (unsigned long long)s->rhs_evals,
                (unsigned long long)s->jac_evals, (unsigned long long)s->pair_steps);
     double rate = s->wall_integrate > 0 ? (double)s->events / s->wall_integrate : 0.0;
     printf("  wall: setup %.3f s, integrate %.3f s, output %.3f s, total %.3f s (%.3g "
-           "events/s)\n",
-           s->wall_setup, s->wall_integrate, s->wall_output, s->wall_total, rate);
+           "%s/s)\n",
+           s->wall_setup, s->wall_integrate, s->wall_output, s->wall_total, rate,
+           c->method == METHOD_CVODE ? "steps" : "events");
     printf("  output: %s\n", path);
 }
 
@@ -152,6 +154,7 @@ int run_execute(const run_config *cin) {
         fprintf(stderr, "qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
+    if (c.linsol == LINSOL_AUTO) c.linsol = cvode_choose_linsol(&m);
     integrator_options o = {.method = c.method,
                             .reltol = c.reltol,
                             .abstol = c.abstol,
@@ -163,6 +166,7 @@ int run_execute(const run_config *cin) {
                             .max_order = c.max_order};
     h5out_meta meta = {.problem = def->name,
                        .method = method_name(c.method),
+                       .linsol = c.method == METHOD_CVODE ? linsol_name(c.linsol) : NULL,
                        .reltol = c.reltol,
                        .abstol = c.abstol,
                        .t0 = prob.t0,

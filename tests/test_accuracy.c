@@ -94,7 +94,34 @@ static void adr1d_mliqss2(void **state) {
     run_free(m);
 }
 
+/* `--linsol auto`: band for narrow 1D rows, SPGMR for wide 2D/3D grids. */
+static void auto_linear_solver(void **state) {
+    (void)state;
+    const struct {
+        const char *problem;
+        const char *sets[3];
+        int nsets;
+        linsol_id expect;
+    } cases[] = {
+        {"adr1d", {"N=100"}, 1, LINSOL_BAND},
+        {"heat2d", {"nx=6", "ny=7"}, 2, LINSOL_BAND}, /* half-bandwidth 6 */
+        {"heat2d", {"nx=50", "ny=50"}, 2, LINSOL_SPGMR},
+        {"heat3d", {"nx=4", "ny=5", "nz=3"}, 3, LINSOL_SPGMR},
+        {"bqss-a2", {NULL}, 0, LINSOL_BAND},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        test_run *r = run_problem(cases[k].problem, cases[k].sets, cases[k].nsets, "cvode", 1e-3,
+                                  1e-4, 0.0, 1, 0, 1);
+        if (r->rc != 0) fail_msg("%s: %s", cases[k].problem, r->err);
+        if (cvode_choose_linsol(&r->m) != cases[k].expect)
+            fail_msg("%s: auto chose %s", cases[k].problem,
+                     linsol_name(cvode_choose_linsol(&r->m)));
+        run_free(r);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(auto_linear_solver),
     cmocka_unit_test(heat_all_methods),
     cmocka_unit_test(heat_secant_estimates),
     cmocka_unit_test(adr1d_mliqss2),

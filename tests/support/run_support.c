@@ -62,7 +62,7 @@ test_run *run_problem(const char *name, const char *const *sets, int nsets, cons
     r->opt.tf = tf > r->prob.t0 ? tf : r->prob.tf;
     r->opt.samples = K;
     r->opt.use_jacobian = use_jacobian;
-    r->opt.linsol = LINSOL_KLU;
+    r->opt.linsol = LINSOL_AUTO; /* as the CLI */
     r->times = calloc((size_t)K, sizeof(double));
     r->samples = calloc((size_t)(K * r->n), sizeof(double));
     r->events_per_state = calloc((size_t)r->n, sizeof(uint64_t));
