@@ -12,8 +12,14 @@ typedef struct qmol_stats {
     uint64_t pair_steps; /* mLIQSS simultaneous pair steps taken */
     /* CVODE */
     uint64_t steps, newton_iters, lin_iters, err_test_fails, conv_fails, jac_setups;
-    /* wall time per phase, seconds */
-    double wall_setup, wall_integrate, wall_output, wall_total;
+    /* across ranks (this rank's figures; 0 on one rank) */
+    uint64_t windows;      /* synchronization windows */
+    uint64_t messages;     /* point-to-point messages sent (non-empty) */
+    uint64_t bytes_sent;   /* payload bytes sent */
+    uint64_t late_updates; /* ghost changes applied after their time (at a window end) */
+    /* wall time per phase, seconds; exchange and wait are inside integrate */
+    double wall_setup, wall_partition, wall_integrate, wall_exchange, wall_wait, wall_output,
+        wall_total;
 } qmol_stats;
 
 #endif

@@ -1,0 +1,23 @@
+/* agree.c: one verdict on an error for all ranks (see agree.h). */
+#include "agree.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int comm_agree(MPI_Comm comm, int rc, char *err, size_t errlen) {
+    int size, rank;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    int worst = rc;
+    MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm);
+    if (worst == 0) return 0;
+    /* the lowest failing rank speaks for all */
+    int speaker = rc != 0 ? rank : size;
+    MPI_Allreduce(MPI_IN_PLACE, &speaker, 1, MPI_INT, MPI_MIN, comm);
+    char msg[1024];
+    memset(msg, 0, sizeof msg);
+    if (rank == speaker && err) snprintf(msg, sizeof msg, "%s", err);
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, speaker, comm);
+    if (err && errlen) snprintf(err, errlen, "%s", msg);
+    return worst;
+}
