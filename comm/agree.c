@@ -11,8 +11,8 @@ int comm_agree(MPI_Comm comm, int rc, char *err, size_t errlen) {
     int worst = rc;
     MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm);
     if (worst == 0) return 0;
-    /* the lowest failing rank speaks for all */
-    int speaker = rc != 0 ? rank : size;
+    /* the lowest rank with the worst rc speaks for all */
+    int speaker = rc == worst ? rank : size;
     MPI_Allreduce(MPI_IN_PLACE, &speaker, 1, MPI_INT, MPI_MIN, comm);
     char msg[1024];
     memset(msg, 0, sizeof msg);

@@ -12,8 +12,9 @@
 #include <stddef.h>
 
 /* Collective over comm. Returns the maximum of rc over ranks; when it is
- * non-zero, err (errlen bytes on every rank) holds the lowest failing
- * rank's message. */
+ * non-zero, err (errlen bytes on every rank) holds the message of the
+ * lowest rank whose rc is that maximum (so a rank that only saw another
+ * fail can pass a smaller rc and stay silent). */
 int comm_agree(MPI_Comm comm, int rc, char *err, size_t errlen);
 
 #endif

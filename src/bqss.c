@@ -84,6 +84,13 @@ static void bqss_event(qss_engine *e, int32_t i, double t) {
     if (!self) schedule(e, i, t, sigma_i);
 }
 
+static void bqss_input_changed(qss_engine *e, int32_t j, double t) {
+    bqss_data *b = e->method_data;
+    eng_advance_x(e, j, t);
+    eng_eval_derivs(e, j, t);
+    schedule(e, j, t, external(e, b, j, t, e->xc[1][j]));
+}
+
 static int bqss_init(qss_engine *e) {
     bqss_data *b = calloc(1, sizeof *b);
     if (!b) return -1;
@@ -114,4 +121,4 @@ static void bqss_destroy(qss_engine *e) {
     e->method_data = NULL;
 }
 
-const qss_method bqss_method = {"bqss", 1, bqss_init, bqss_event, bqss_destroy};
+const qss_method bqss_method = {"bqss", 1, bqss_init, bqss_event, bqss_input_changed, bqss_destroy};

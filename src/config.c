@@ -29,14 +29,18 @@ void config_usage(void) {
            "  --linsol S            CVODE linear solver: auto (default: band for narrow\n"
            "                        1D rows, spgmr for 2D/3D grids, else klu), klu, band, spgmr\n"
            "  --max-order N         CVODE BDF maximum order, 1..5 (default 5)\n"
+           "  --window DT           several ranks: fixed exchange window (default: adaptive)\n"
+           "  --window-min DT       adaptive windows: shortest (default 1e-6 (tf - t0))\n"
+           "  --window-max DT       adaptive windows: longest (default (tf - t0) / K)\n"
            "  --quiet, --verbose    less or more output\n");
 }
 
 /* The options that apply() knows, by name without "--": each is also a [run]
  * key of an INI file, except "set" (INI files use a [problem] section). */
 static const char *const option_names[] = {
-    "problem", "set",       "method",   "tol",    "abstol",    "tf",    "samples",
-    "output",  "overwrite", "jacobian", "linsol", "max-order", "quiet", "verbose"};
+    "problem", "set",     "method",    "tol",        "abstol",    "tf",
+    "samples", "output",  "overwrite", "jacobian",   "linsol",    "max-order",
+    "quiet",   "verbose", "window",    "window-min", "window-max"};
 #define NOPTIONS (sizeof option_names / sizeof option_names[0])
 
 static int known_option(const char *key) {
@@ -155,6 +159,17 @@ static int apply(run_config *c, const char *key, const char *value, const char *
     } else if (!strcmp(key, "tf")) {
         if (parse_double(value, &c->tf) != 0)
             return failf(err, errlen, "%s%s%s: must be a finite number", where, sep, value);
+    } else if (!strcmp(key, "window") || !strcmp(key, "window-min") || !strcmp(key, "window-max")) {
+        double v;
+        if (parse_double(value, &v) != 0 || !(v > 0.0))
+            return failf(err, errlen, "%s%s%s: must be a positive number (a time span)", where, sep,
+                         value);
+        if (!strcmp(key, "window"))
+            c->window = v;
+        else if (!strcmp(key, "window-min"))
+            c->window_min = v;
+        else
+            c->window_max = v;
     } else if (!strcmp(key, "samples")) {
         if (parse_count(value, 1, 100000000, &count) != 0)
             return failf(err, errlen, "%s%s%s: must be a whole number in [1, 100000000]", where,

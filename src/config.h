@@ -33,6 +33,7 @@ typedef struct run_config {
     int use_jacobian;
     linsol_id linsol;
     int max_order;
+    double window, window_min, window_max; /* 0: adaptive / defaults */
     int quiet, verbose;
 } run_config;
 

@@ -36,6 +36,11 @@ typedef struct integrator_options {
     int use_jacobian; /* 1: use the problem's analytic jac when it has one */
     linsol_id linsol; /* CVODE linear solver */
     int max_order;    /* CVODE BDF max order (1..5) */
+    /* Distributed runs: the halo plan (NULL on one rank) and the window
+     * length control: window > 0 fixes it; otherwise it adapts between
+     * window_min and window_max (0: defaults, see docs/parallel.md). */
+    struct halo_plan *halo;
+    double window, window_min, window_max;
     /* Trace of QSS events, for tests: called after each event (may be NULL). */
     void (*trace)(void *ctx, double t, int32_t i, const double *q);
     void *trace_ctx;

@@ -114,5 +114,11 @@ static void liqss2_event(qss_engine *e, int32_t i, double t) {
     eng_schedule_liqss(e, i, t);
 }
 
-const qss_method liqss1_method = {"liqss1", 1, liqss_init, liqss1_event, NULL};
-const qss_method liqss2_method = {"liqss2", 2, liqss_init, liqss2_event, NULL};
+void liqss_input_changed(qss_engine *e, int32_t j, double t) {
+    eng_advance_x(e, j, t);
+    eng_eval_derivs(e, j, t);
+    eng_schedule_liqss(e, j, t);
+}
+
+const qss_method liqss1_method = {"liqss1", 1, liqss_init, liqss1_event, liqss_input_changed, NULL};
+const qss_method liqss2_method = {"liqss2", 2, liqss_init, liqss2_event, liqss_input_changed, NULL};

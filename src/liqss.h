@@ -24,6 +24,9 @@ void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old);
  * drifting more than dQ away from q_i (q_old) instead of meeting it. */
 void liqss_note_miss(qss_engine *e, int32_t i, double q_old);
 
+/* The qss_method input_changed of the LIQSS family. */
+void liqss_input_changed(qss_engine *e, int32_t j, double t);
+
 /* Allocates the estimates: diag always, entry when `all_entries`; with an
  * analytic Jacobian fills them at t0. Schedules every state. */
 int liqss_setup(qss_engine *e, int all_entries);

@@ -102,17 +102,8 @@ int main(int argc, char **argv) {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int rc;
-    if (size > 1) {
-        if (rank == 0)
-            fprintf(stderr,
-                    "qmol: error: %d MPI ranks: this version runs on 1 rank (distributed "
-                    "runs are not implemented yet)\n",
-                    size);
-        rc = 2;
-    } else {
-        rc = dispatch(argc, argv, rank);
-    }
+    (void)size;
+    int rc = dispatch(argc, argv, rank);
     fflush(stdout);
     MPI_Finalize();
     return rc;

@@ -174,7 +174,7 @@ static int find_partner(const qss_engine *e, const own_change *c, pair_candidate
     int found = 0;
     for (int64_t e_ij = m->row_ptr[i]; e_ij < m->row_ptr[i + 1]; e_ij++) {
         int32_t j = m->row_col[e_ij];
-        if (j == i) continue;
+        if (j == i || j >= e->n) continue; /* a ghost's q belongs to its owner */
         int64_t e_ji = find_entry(m, j, i);
         if (e_ji < 0) continue;
         double a_ij = e->entry[e_ij], a_ji = e->entry[e_ji];
@@ -288,5 +288,7 @@ static int mliqss_init(qss_engine *e) {
     return liqss_setup(e, 1);
 }
 
-const qss_method mliqss1_method = {"mliqss1", 1, mliqss_init, mliqss_event, NULL};
-const qss_method mliqss2_method = {"mliqss2", 2, mliqss_init, mliqss_event, NULL};
+const qss_method mliqss1_method = {"mliqss1",           1,   mliqss_init, mliqss_event,
+                                   liqss_input_changed, NULL};
+const qss_method mliqss2_method = {"mliqss2",           2,   mliqss_init, mliqss_event,
+                                   liqss_input_changed, NULL};

@@ -1,6 +1,7 @@
 /* qss_engine.c: storage, shared steps and the event loop of the QSS family. */
 #include "qss_engine.h"
 
+#include "halo.h"
 #include "poly.h"
 #include "wallclock.h"
 
@@ -52,12 +53,17 @@ void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, d
     e->qc[1][i] = slope;
     e->qc[2][i] = half_curv;
     e->tq[i] = t;
+    if (e->boundary && e->boundary[i] == BOUNDARY_QUIET) {
+        /* read by another rank: send at the window end */
+        e->boundary[i] = BOUNDARY_CHANGED;
+        e->changed[e->nchanged++] = i;
+    }
 }
 
 double eng_quantum(const qss_engine *e, int32_t i, double x) {
     double rel = e->o->reltol * fabs(x);
     double abs = e->o->abstol;
-    if (e->p->abstol_scale) abs *= e->p->abstol_scale(e->p->data, i);
+    if (e->p->abstol_scale) abs *= e->p->abstol_scale(e->p->data, model_gid(e->m, i));
     return rel > abs ? rel : abs;
 }
 
@@ -84,7 +90,7 @@ static int gather_row(qss_engine *e, int32_t j, double t) {
 
 static double eval_rhs(qss_engine *e, int32_t j, double t, const double *vals) {
     e->stats->rhs_evals++;
-    return e->p->rhs(e->p->data, j, t, vals);
+    return e->p->rhs(e->p->data, model_gid(e->m, j), t, vals);
 }
 
 /* f_j along the q trajectories at t + tau (tau small), from gathered rows. */
@@ -122,7 +128,7 @@ static void store_estimates(qss_engine *e, int32_t j, int len) {
 void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
     int len = gather_row(e, j, t);
     e->stats->jac_evals++;
-    e->p->jac(e->p->data, j, t, e->vals, e->dfdv);
+    e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
     store_estimates(e, j, len);
 }
 
@@ -142,7 +148,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     if (e->order < 2) {
         if (e->analytic_jac && e->entry) {
             e->stats->jac_evals++;
-            e->p->jac(e->p->data, j, t, e->vals, e->dfdv);
+            e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
             store_estimates(e, j, len);
         }
         return;
@@ -150,7 +156,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     if (e->analytic_jac && e->order == 2 && !e->p->explicit_time) {
         /* exact: d f_j / dt = sum_k df/dv_k * dq_k/dt */
         e->stats->jac_evals++;
-        e->p->jac(e->p->data, j, t, e->vals, e->dfdv);
+        e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
         double fdot = 0.0;
         for (int k = 0; k < len; k++)
             fdot += e->dfdv[k] * e->slopes[k];
@@ -167,7 +173,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     if (e->order >= 3) e->xc[3][j] = (fp - 2.0 * f + fm) / (tau * tau) / 6.0;
     if (e->analytic_jac && e->entry) {
         e->stats->jac_evals++;
-        e->p->jac(e->p->data, j, t, e->vals, e->dfdv);
+        e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
         store_estimates(e, j, len);
     }
 }
@@ -235,16 +241,7 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
     heap_update(&e->heap, j, t + next);
 }
 
-/* ---- set-up and the event loop ----------------------------------------- */
-
-static const qss_method *const method_table[METHOD_COUNT] = {
-    [METHOD_QSS1] = &qss1_method,       [METHOD_QSS2] = &qss2_method,
-    [METHOD_QSS3] = &qss3_method,       [METHOD_BQSS] = &bqss_method,
-    [METHOD_LIQSS1] = &liqss1_method,   [METHOD_LIQSS2] = &liqss2_method,
-    [METHOD_MLIQSS1] = &mliqss1_method, [METHOD_MLIQSS2] = &mliqss2_method,
-};
-
-static void engine_free(qss_engine *e) {
+void eng_free(qss_engine *e) {
     if (e->method && e->method->destroy) e->method->destroy(e);
     for (int k = 0; k < 4; k++)
         free(e->xc[k]);
@@ -263,11 +260,13 @@ static void engine_free(qss_engine *e) {
     free(e->dfdv);
     free(e->saved);
     free(e->saved2);
+    free(e->boundary);
+    free(e->changed);
     heap_free(&e->heap);
 }
 
-static int engine_alloc(qss_engine *e) {
-    size_t n = (size_t)e->n;
+int eng_alloc(qss_engine *e) {
+    size_t n = (size_t)e->n_cols;
     int ok = 1;
     for (int k = 0; k < 4; k++)
         ok &= (e->xc[k] = calloc(n, sizeof(double))) != NULL;
@@ -283,7 +282,7 @@ static int engine_alloc(qss_engine *e) {
     ok &= (e->curv = malloc(row * sizeof(double))) != NULL;
     ok &= (e->dfdv = malloc(row * sizeof(double))) != NULL;
     int32_t max_deps = 0;
-    for (int32_t i = 0; i < e->n; i++) {
+    for (int32_t i = 0; i < e->n_cols; i++) {
         int32_t d = (int32_t)(e->m->dep_ptr[i + 1] - e->m->dep_ptr[i]);
         if (d > max_deps) max_deps = d;
     }
@@ -294,25 +293,32 @@ static int engine_alloc(qss_engine *e) {
     return ok ? 0 : -1;
 }
 
-/* q = x at t0; slopes (and curvatures) of q from the initial derivatives. */
-static void initial_state(qss_engine *e) {
+/* q = x at t0 (ghosts too, from the problem); slopes (and curvatures) of q
+ * from the initial derivatives, sent to the ghosts after each pass. */
+void eng_initial_state(qss_engine *e) {
     const qmol_problem *p = e->p;
     double t0 = e->o->t0;
-    for (int32_t i = 0; i < e->n; i++) {
-        double x0 = p->x0(p->data, i);
+    for (int32_t i = 0; i < e->n_cols; i++) {
+        double x0 = p->x0(p->data, model_gid(e->m, i));
         e->xc[0][i] = x0;
         e->qc[0][i] = x0;
         e->tx[i] = e->tq[i] = t0;
         eng_update_quantum(e, i);
     }
-    for (int pass = 0; pass < e->order && !e->failed; pass++) {
+    /* every rank makes every pass: the exchanges are collective */
+    for (int pass = 0; pass < e->order; pass++) {
         for (int32_t j = 0; j < e->n && !e->failed; j++)
             eng_eval_derivs(e, j, t0);
-        if (pass + 1 < e->order)
+        if (pass + 1 < e->order) {
             for (int32_t j = 0; j < e->n; j++) {
                 e->qc[1][j] = e->xc[1][j];
                 if (pass >= 1) e->qc[2][j] = e->xc[2][j];
             }
+            if (e->halo) {
+                halo_exchange(e->halo, e->qc[1]);
+                if (pass >= 1) halo_exchange(e->halo, e->qc[2]);
+            }
+        }
     }
 }
 
@@ -330,86 +336,4 @@ int method_from_name(const char *name) {
         if (!*a && !*b) return m;
     }
     return -1;
-}
-
-/* Emits every sample at or before `until` from the x polynomials. */
-static int emit_samples(qss_engine *e, double until, int64_t *next_k, double *buf, sample_fn sample,
-                        void *ctx) {
-    const integrator_options *o = e->o;
-    while (*next_k <= o->samples) {
-        double ts = sample_time(o->t0, o->tf, *next_k, o->samples);
-        if (ts > until) break;
-        double w0 = wallclock_seconds();
-        for (int32_t j = 0; j < e->n; j++)
-            buf[j] = eng_x_at(e, j, ts);
-        int rc = sample(ctx, *next_k, ts, buf);
-        e->stats->wall_output += wallclock_seconds() - w0;
-        if (rc != 0) return rc;
-        (*next_k)++;
-    }
-    return 0;
-}
-
-int qss_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
-                  qmol_stats *stats, char *err, size_t errlen) {
-    if (o->method < 0 || o->method >= METHOD_CVODE || !method_table[o->method]) {
-        snprintf(err, errlen, "qss_integrate: %s is not a QSS method", method_name(o->method));
-        return -1;
-    }
-    double w0 = wallclock_seconds();
-    qss_engine eng;
-    memset(&eng, 0, sizeof eng);
-    qss_engine *e = &eng;
-    e->m = m;
-    e->p = m->problem;
-    e->o = o;
-    e->method = method_table[o->method];
-    e->n = m->n;
-    e->order = e->method->order;
-    e->tf = o->tf;
-    e->stats = stats;
-    e->err = err;
-    e->errlen = errlen;
-    e->analytic_jac = o->use_jacobian && e->p->jac != NULL;
-    double *buf = malloc((size_t)e->n * sizeof *buf);
-    if (!buf || engine_alloc(e) != 0) {
-        free(buf);
-        engine_free(e);
-        snprintf(err, errlen, "out of memory allocating QSS storage for %d states", (int)m->n);
-        return -1;
-    }
-    initial_state(e);
-    if (!e->failed && e->method->init(e) != 0 && !e->failed)
-        eng_fail(e, "out of memory allocating %s storage", e->method->name);
-    stats->wall_setup += wallclock_seconds() - w0;
-
-    double w1 = wallclock_seconds(), out0 = stats->wall_output;
-    int64_t next_k = 1;
-    int rc = 0;
-    double last_t = o->t0;
-    uint64_t same_time = 0, stall_limit = 1000000 + 100 * (uint64_t)e->n;
-    while (!e->failed) {
-        int32_t i = heap_top(&e->heap);
-        double t = heap_top_time(&e->heap);
-        rc = emit_samples(e, t, &next_k, buf, sample, ctx);
-        if (rc != 0 || next_k > o->samples) break;
-        e->method->event(e, i, t);
-        stats->events++;
-        if (o->trace) o->trace(o->trace_ctx, t, i, e->qc[0]);
-        if (t == last_t) {
-            if (++same_time > stall_limit)
-                eng_fail(e,
-                         "%s made no progress at t=%.17g: %llu events without time advancing "
-                         "(last state %d); try a larger tolerance or another method",
-                         e->method->name, t, (unsigned long long)same_time, (int)i);
-        } else {
-            same_time = 0;
-            last_t = t;
-        }
-    }
-    stats->wall_integrate += wallclock_seconds() - w1 - (stats->wall_output - out0);
-    if (e->failed) rc = -1;
-    engine_free(e);
-    free(buf);
-    return rc;
 }

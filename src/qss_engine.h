@@ -25,15 +25,22 @@ typedef struct qss_method {
     int (*init)(qss_engine *e);
     /* Handles the event of state i at time t (requantize, propagate). */
     void (*event)(qss_engine *e, int32_t i, double t);
+    /* f_j's inputs changed at t from outside the event loop (a ghost updated
+     * at a window end): re-evaluate x_j's derivatives and reschedule j. */
+    void (*input_changed)(qss_engine *e, int32_t j, double t);
     void (*destroy)(qss_engine *e);
 } qss_method;
+
+/* boundary[i] for owned states read by other ranks (0: not a boundary). */
+enum { BOUNDARY_QUIET = 1, BOUNDARY_CHANGED = 2 };
 
 struct qss_engine {
     const model *m;
     const qmol_problem *p;
     const integrator_options *o;
     const qss_method *method;
-    int32_t n;
+    int32_t n;      /* owned states: those with events */
+    int32_t n_cols; /* owned + ghosts: storage length of the per-state arrays */
     int order;
     double *xc[4], *qc[3];
     double *tx, *tq, *dq;
@@ -49,6 +56,11 @@ struct qss_engine {
     int32_t max_deps;
     double tf;
     qmol_stats *stats;
+    /* distributed runs (NULL/0 on one rank): the halo, boundary marks and the
+     * boundary states whose q changed in the current window */
+    struct halo_plan *halo;
+    unsigned char *boundary;
+    int32_t *changed, nchanged;
     void *method_data;
     int failed;
     char *err;
@@ -58,6 +70,14 @@ struct qss_engine {
 /* Methods (qss_methods_*.c). */
 extern const qss_method qss1_method, qss2_method, qss3_method, bqss_method;
 extern const qss_method liqss1_method, liqss2_method, mliqss1_method, mliqss2_method;
+
+/* Storage for n_cols states and the heap for n (e->m, n, n_cols, order
+ * set); eng_free releases everything. Returns 0 or -1 (out of memory). */
+int eng_alloc(qss_engine *e);
+void eng_free(qss_engine *e);
+/* x = q = x0 for all local states; q's slopes from the derivatives
+ * (collective with the halo: ghosts get their owners' slopes). */
+void eng_initial_state(qss_engine *e);
 
 /* Re-centres x_j's polynomial at t. */
 void eng_advance_x(qss_engine *e, int32_t j, double t);

@@ -1,7 +1,10 @@
 /* run.c: problem set-up, output file, integration, summary. */
 #include "run.h"
 
+#include "agree.h"
+#include "directory.h"
 #include "h5out.h"
+#include "layout.h"
 #include "model.h"
 #include "registry.h"
 #include "wallclock.h"
@@ -53,12 +56,42 @@ static int resolve_params(const qmol_problem_def *def, const run_config *c, doub
     return params_resolve(def, (const char *const *)c->sets, c->nsets, values, err, errlen);
 }
 
+/* The sample callback: on several ranks the owned values go to the output
+ * blocks first. */
+typedef struct sample_sink {
+    h5out *out;
+    run_layout *layout;
+    double *full; /* until the writer takes blocks: rank 0's whole row */
+    int *counts, *displs;
+} sample_sink;
+
 static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
-    return h5out_sample(ctx, k, t, x);
+    sample_sink *s = ctx;
+    run_layout *l = s->layout;
+    if (l->size == 1) return h5out_sample(s->out, k, t, x);
+    redistribute(&l->to_blocks, x, l->block);
+    MPI_Gatherv(l->block, (int)l->to_blocks.block_count, MPI_DOUBLE, s->full, s->counts, s->displs,
+                MPI_DOUBLE, 0, l->comm);
+    return h5out_sample(s->out, k, t, s->full);
+}
+
+/* Totals over ranks: counters summed, wall times the maximum. */
+static void reduce_stats(const qmol_stats *mine, qmol_stats *all, MPI_Comm comm) {
+    *all = *mine;
+    uint64_t *c[] = {&all->events,       &all->rhs_evals,    &all->jac_evals,
+                     &all->pair_steps,   &all->messages,     &all->bytes_sent,
+                     &all->late_updates, &all->newton_iters, &all->lin_iters};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
+        MPI_Allreduce(MPI_IN_PLACE, c[k], 1, MPI_UINT64_T, MPI_SUM, comm);
+    double *w[] = {&all->wall_setup,    &all->wall_partition, &all->wall_integrate,
+                   &all->wall_exchange, &all->wall_wait,      &all->wall_output,
+                   &all->wall_total};
+    for (size_t k = 0; k < sizeof w / sizeof w[0]; k++)
+        MPI_Allreduce(MPI_IN_PLACE, w[k], 1, MPI_DOUBLE, MPI_MAX, comm);
 }
 
 static void print_summary(const run_config *c, const qmol_problem *p, const char *path,
-                          const qmol_stats *s) {
+                          const qmol_stats *s, int size) {
     printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples\n", c->problem,
            (long long)p->n, method_name(c->method), c->reltol, c->abstol, p->t0, c->tf,
            (long long)c->samples);
@@ -78,53 +111,71 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
            "%s/s)\n",
            s->wall_setup, s->wall_integrate, s->wall_output, s->wall_total, rate,
            c->method == METHOD_CVODE ? "steps" : "events");
+    if (size > 1)
+        printf("  %d ranks: %llu windows, %llu messages, %llu bytes, %llu late updates; "
+               "exchange %.3f s, wait %.3f s (max over ranks)\n",
+               size, (unsigned long long)s->windows, (unsigned long long)s->messages,
+               (unsigned long long)s->bytes_sent, (unsigned long long)s->late_updates,
+               s->wall_exchange, s->wall_wait);
     printf("  output: %s\n", path);
 }
 
+/* Errors and the summary come from rank 0; every rank reaches the same
+ * verdict (the inputs are the same everywhere, file checks are agreed). */
+#define SAY(...)                                                                                   \
+    do {                                                                                           \
+        if (rank == 0) fprintf(stderr, __VA_ARGS__);                                               \
+    } while (0)
+
 int run_execute(const run_config *cin) {
     run_config c = *cin;
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
     double w0 = wallclock_seconds();
     char err[1024] = "";
     const qmol_problem_def *def = NULL;
     if (is_plugin_path(c.problem)) {
         if (plugin_load(c.problem, &def, err, sizeof err) != 0) {
-            fprintf(stderr, "qmol: error: --problem %s: %s\n", c.problem, err);
+            SAY("qmol: error: --problem %s: %s\n", c.problem, err);
             return 2;
         }
     } else if (!(def = registry_find(c.problem))) {
         char names[1024];
         list_names(names, sizeof names);
-        fprintf(stderr,
-                "qmol: error: --problem %s: unknown problem (allowed: %s, or a plugin .so "
-                "path)\n",
-                c.problem, names);
+        SAY("qmol: error: --problem %s: unknown problem (allowed: %s, or a plugin .so "
+            "path)\n",
+            c.problem, names);
         return 2;
     }
     double *values = calloc((size_t)def->nparams + 1, sizeof *values);
     if (!values) {
-        fprintf(stderr, "qmol: error: out of memory\n");
+        SAY("qmol: error: out of memory\n");
         return 2;
     }
     if (resolve_params(def, &c, values, err, sizeof err) != 0) {
-        fprintf(stderr, "qmol: error: %s\n", err);
+        SAY("qmol: error: %s\n", err);
         free(values);
         return 2;
     }
     qmol_problem prob;
     memset(&prob, 0, sizeof prob);
     if (def->create(values, &prob, err, sizeof err) != 0) {
-        fprintf(stderr, "qmol: error: problem %s: %s\n", def->name, err);
+        SAY("qmol: error: problem %s: %s\n", def->name, err);
         free(values);
         return 2;
     }
     int rc = 2;
-    model m;
-    memset(&m, 0, sizeof m);
+    run_layout layout;
+    memset(&layout, 0, sizeof layout);
+    sample_sink sink;
+    memset(&sink, 0, sizeof sink);
     char *path = NULL;
     h5out *out = NULL;
     if (isnan(c.tf)) c.tf = prob.tf;
     if (!(c.tf > prob.t0)) {
-        fprintf(stderr, "qmol: error: --tf %g: must be greater than t0 = %g\n", c.tf, prob.t0);
+        SAY("qmol: error: --tf %g: must be greater than t0 = %g\n", c.tf, prob.t0);
         goto done;
     }
     if (c.output) {
@@ -135,26 +186,40 @@ int run_execute(const run_config *cin) {
         if (path) snprintf(path, len, "%s.h5", def->name);
     }
     if (!path) {
-        fprintf(stderr, "qmol: error: out of memory\n");
+        SAY("qmol: error: out of memory\n");
         goto done;
     }
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr,
-                "qmol: error: --output %s: is a directory (expected a file name such as %s.h5)\n",
-                path, def->name);
+    /* rank 0 looks at the file system; everyone follows its verdict */
+    int bad = 0;
+    if (rank == 0) {
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            snprintf(err, sizeof err,
+                     "--output %s: is a directory (expected a file name such as %s.h5)", path,
+                     def->name);
+            bad = 1;
+        } else if (!c.overwrite && access(path, F_OK) == 0) {
+            snprintf(err, sizeof err, "--output %s: file exists (pass --overwrite to replace it)",
+                     path);
+            bad = 1;
+        }
+    }
+    if (comm_agree(comm, bad, err, sizeof err)) {
+        SAY("qmol: error: %s\n", err);
         goto done;
     }
-    if (!c.overwrite && access(path, F_OK) == 0) {
-        fprintf(stderr, "qmol: error: --output %s: file exists (pass --overwrite to replace it)\n",
-                path);
+    if (size > 1 && c.method == METHOD_CVODE) {
+        SAY("qmol: error: --method cvode: runs on one rank in this version (use a QSS method "
+            "on %d ranks)\n",
+            size);
         goto done;
     }
-    if (model_build(&m, &prob, err, sizeof err) != 0) {
-        fprintf(stderr, "qmol: error: problem %s: %s\n", def->name, err);
+    if (layout_build(&layout, &prob, comm, err, sizeof err) != 0) {
+        SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
-    if (c.linsol == LINSOL_AUTO) c.linsol = cvode_choose_linsol(&m);
+    model *mp = &layout.m;
+    if (c.linsol == LINSOL_AUTO) c.linsol = cvode_choose_linsol(mp);
     integrator_options o = {.method = c.method,
                             .reltol = c.reltol,
                             .abstol = c.abstol,
@@ -163,7 +228,11 @@ int run_execute(const run_config *cin) {
                             .samples = c.samples,
                             .use_jacobian = c.use_jacobian,
                             .linsol = c.linsol,
-                            .max_order = c.max_order};
+                            .max_order = c.max_order,
+                            .halo = layout_halo(&layout),
+                            .window = c.window,
+                            .window_min = c.window_min,
+                            .window_max = c.window_max};
     h5out_meta meta = {.problem = def->name,
                        .method = method_name(c.method),
                        .linsol = c.method == METHOD_CVODE ? linsol_name(c.linsol) : NULL,
@@ -177,36 +246,61 @@ int run_execute(const run_config *cin) {
                        .prob = &prob};
     out = h5out_create(path, &meta, err, sizeof err);
     if (!out) {
-        fprintf(stderr, "qmol: error: --output %s: %s\n", path, err);
+        SAY("qmol: error: --output %s: %s\n", path, err);
         goto done;
+    }
+    sink.out = out;
+    sink.layout = &layout;
+    if (size > 1) {
+        int ok = 1;
+        if (rank == 0) {
+            sink.full = malloc((size_t)prob.n * sizeof *sink.full);
+            sink.counts = malloc((size_t)size * sizeof *sink.counts);
+            sink.displs = malloc((size_t)size * sizeof *sink.displs);
+            ok = sink.full && sink.counts && sink.displs;
+            for (int r = 0; ok && r < size; r++) {
+                sink.displs[r] = (int)dir_first(prob.n, size, r);
+                sink.counts[r] = (int)(dir_first(prob.n, size, r + 1) - sink.displs[r]);
+            }
+        }
+        if (comm_agree(comm, ok ? 0 : 1, NULL, 0)) {
+            SAY("qmol: error: out of memory for the output row\n");
+            goto done;
+        }
     }
     qmol_stats stats;
     memset(&stats, 0, sizeof stats);
+    stats.wall_partition = layout.wall_partition;
     stats.wall_setup = wallclock_seconds() - w0;
     int irc = c.method == METHOD_CVODE
-                  ? cvode_integrate(&m, &o, sample_to_file, out, &stats, err, sizeof err)
-                  : qss_integrate(&m, &o, sample_to_file, out, &stats, err, sizeof err);
+                  ? cvode_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
+                  : qss_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err);
     if (irc != 0) {
-        fprintf(stderr, "qmol: error: %s on %s: %s\n", method_name(c.method), def->name,
-                err[0] ? err : "the integration failed");
+        SAY("qmol: error: %s on %s: %s\n", method_name(c.method), def->name,
+            err[0] ? err : "the integration failed");
         h5out_abort(out);
         out = NULL;
         rc = 1;
         goto done;
     }
     stats.wall_total = wallclock_seconds() - w0;
-    if (h5out_finish(out, &stats, err, sizeof err) != 0) {
+    qmol_stats total;
+    reduce_stats(&stats, &total, comm);
+    if (h5out_finish(out, &total, err, sizeof err) != 0) {
         out = NULL;
-        fprintf(stderr, "qmol: error: --output %s: %s\n", path, err);
+        SAY("qmol: error: --output %s: %s\n", path, err);
         rc = 1;
         goto done;
     }
     out = NULL;
-    if (!c.quiet) print_summary(&c, &prob, path, &stats);
+    if (!c.quiet && rank == 0) print_summary(&c, &prob, path, &total, size);
     rc = 0;
 done:
     if (out) h5out_abort(out);
-    model_free(&m);
+    layout_free(&layout);
+    free(sink.full);
+    free(sink.counts);
+    free(sink.displs);
     if (prob.destroy) prob.destroy(prob.data);
     free(values);
     free(path);

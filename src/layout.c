@@ -1,0 +1,75 @@
+/* layout.c: partition, halo and local model of a run (see layout.h). */
+#include "layout.h"
+
+#include "agree.h"
+#include "directory.h"
+#include "wallclock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void layout_free(run_layout *l) {
+    if (l->size > 1) {
+        halo_free(&l->halo);
+        redistribute_free(&l->to_blocks);
+    }
+    model_free(&l->m);
+    free(l->owner_block);
+    free(l->owned);
+    free(l->block);
+    memset(l, 0, sizeof *l);
+}
+
+halo_plan *layout_halo(run_layout *l) {
+    return l->size > 1 ? &l->halo : NULL;
+}
+
+int layout_build(run_layout *l, const qmol_problem *p, MPI_Comm comm, char *err, size_t errlen) {
+    memset(l, 0, sizeof *l);
+    l->comm = comm;
+    MPI_Comm_rank(comm, &l->rank);
+    MPI_Comm_size(comm, &l->size);
+    if (l->size == 1) return model_build(&l->m, p, err, errlen);
+    if (p->n < l->size) {
+        snprintf(err, errlen, "%d ranks for n = %lld states: use at most %lld ranks", l->size,
+                 (long long)p->n, (long long)p->n);
+        return -1;
+    }
+    double w0 = wallclock_seconds();
+    int64_t first = dir_first(p->n, l->size, l->rank);
+    int64_t len = dir_first(p->n, l->size, l->rank + 1) - first;
+    l->owner_block = malloc((size_t)(len ? len : 1) * sizeof *l->owner_block);
+    int rc = l->owner_block ? 0 : -1;
+    if (comm_agree(comm, rc, NULL, 0)) {
+        snprintf(err, errlen, "out of memory for the partition");
+        layout_free(l);
+        return -1;
+    }
+    for (int64_t k = 0; k < len; k++)
+        l->owner_block[k] = l->rank;
+    if (directory_owned_ids(p->n, l->owner_block, comm, &l->owned, &l->n_owned, err, errlen)) {
+        layout_free(l);
+        return -1;
+    }
+    l->wall_partition = wallclock_seconds() - w0;
+    if (halo_build(&l->halo, p, l->owned, l->n_owned, l->owner_block, comm, err, errlen)) {
+        layout_free(l);
+        return -1;
+    }
+    rc = model_build_local(&l->m, p, l->halo.gid, l->n_owned, l->n_owned + l->halo.n_ghost, err,
+                           errlen);
+    if (comm_agree(comm, rc, err, errlen) ||
+        redistribute_build(&l->to_blocks, p->n, l->owned, l->n_owned, comm, err, errlen)) {
+        layout_free(l);
+        return -1;
+    }
+    l->block = malloc((size_t)(l->to_blocks.block_count ? l->to_blocks.block_count : 1) *
+                      sizeof *l->block);
+    if (comm_agree(comm, l->block ? 0 : -1, NULL, 0)) {
+        snprintf(err, errlen, "out of memory for the output block");
+        layout_free(l);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,37 @@
+/* layout.h: where a run's states live: the partition, this rank's owned and
+ * ghost states, its local model, and the move of samples to the output
+ * blocks. On one rank the model is the whole problem and nothing else is
+ * built.
+ */
+#ifndef QMOL_LAYOUT_H
+#define QMOL_LAYOUT_H
+
+#include "halo.h"
+#include "model.h"
+#include "redistribute.h"
+
+#include <mpi.h>
+
+typedef struct run_layout {
+    MPI_Comm comm;
+    int rank, size;
+    int32_t *owner_block; /* this rank's directory block of owners */
+    int64_t *owned;       /* owned ids, ascending (NULL on one rank) */
+    int32_t n_owned;
+    halo_plan halo;              /* size > 1 only */
+    redistribute_plan to_blocks; /* size > 1 only */
+    double *block;               /* size > 1: this rank's output block */
+    model m;                     /* the (local) model */
+    double wall_partition;
+} run_layout;
+
+/* Collective. Partitions p over comm (every rank gets a contiguous block of
+ * ids for now), builds the halo and the local model. Returns 0, or -1 with
+ * err set (the same message on every rank). */
+int layout_build(run_layout *l, const qmol_problem *p, MPI_Comm comm, char *err, size_t errlen);
+void layout_free(run_layout *l);
+
+/* The halo plan for the integrators, or NULL on one rank. */
+halo_plan *layout_halo(run_layout *l);
+
+#endif

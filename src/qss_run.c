@@ -1,0 +1,327 @@
+/* qss_run.c: the QSS event loop, in windows synchronized across ranks.
+ *
+ * Time advances in windows [T, T_end). Inside a window each rank runs its own
+ * queue, reading ghosts as the polynomials last received. At a window end
+ * every rank (1) samples if T_end is a sample time, (2) sends the current q
+ * polynomial of each boundary state that changed in the window to the ranks
+ * that read it, applies what it receives and reschedules the readers, and
+ * (3) agrees on the next window length with one MPI_Allreduce, which also
+ * carries failure. On one rank without --window, windows are the sample
+ * intervals and nothing is exchanged: the event sequence is that of a plain
+ * event loop. See docs/parallel.md.
+ */
+#include "agree.h"
+#include "halo.h"
+#include "qss_engine.h"
+#include "wallclock.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const qss_method *const method_table[METHOD_COUNT] = {
+    [METHOD_QSS1] = &qss1_method,       [METHOD_QSS2] = &qss2_method,
+    [METHOD_QSS3] = &qss3_method,       [METHOD_BQSS] = &bqss_method,
+    [METHOD_LIQSS1] = &liqss1_method,   [METHOD_LIQSS2] = &liqss2_method,
+    [METHOD_MLIQSS1] = &mliqss1_method, [METHOD_MLIQSS2] = &mliqss2_method,
+};
+
+/* Buffers of the window-end exchange, grown as needed (never per event). */
+typedef struct exchange {
+    int stride;                /* doubles per record: position, time, q coefficients */
+    double *send, *recv;       /* records */
+    size_t send_cap, recv_cap; /* in doubles */
+    int *scount, *sdispl, *rcount, *rdispl;
+    int32_t *slot_dest;   /* send-list position -> destination index */
+    unsigned char *dirty; /* n: reader to re-evaluate */
+    int32_t *dirty_list;
+} exchange;
+
+static void exchange_free(exchange *x) {
+    free(x->send), free(x->recv), free(x->scount), free(x->sdispl), free(x->rcount);
+    free(x->rdispl), free(x->slot_dest), free(x->dirty), free(x->dirty_list);
+    memset(x, 0, sizeof *x);
+}
+
+static int exchange_init(exchange *x, const qss_engine *e) {
+    const halo_plan *h = e->halo;
+    memset(x, 0, sizeof *x);
+    x->stride = 2 + e->order;
+    int nd = h->ndests ? h->ndests : 1, ns = h->nsources ? h->nsources : 1;
+    int32_t slots = h->send_ptr[h->ndests];
+    x->scount = calloc((size_t)nd, sizeof(int));
+    x->sdispl = calloc((size_t)nd, sizeof(int));
+    x->rcount = calloc((size_t)ns, sizeof(int));
+    x->rdispl = calloc((size_t)ns, sizeof(int));
+    x->slot_dest = malloc((size_t)(slots ? slots : 1) * sizeof *x->slot_dest);
+    x->dirty = calloc((size_t)e->n + 1, 1);
+    x->dirty_list = malloc(((size_t)e->n + 1) * sizeof *x->dirty_list);
+    if (!x->scount || !x->sdispl || !x->rcount || !x->rdispl || !x->slot_dest || !x->dirty ||
+        !x->dirty_list)
+        return -1;
+    for (int d = 0; d < h->ndests; d++)
+        for (int32_t p = h->send_ptr[d]; p < h->send_ptr[d + 1]; p++)
+            x->slot_dest[p] = d;
+    return 0;
+}
+
+static int reserve(double **buf, size_t *cap, size_t need) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    double *b = realloc(*buf, c * sizeof *b);
+    if (!b) return -1;
+    *buf = b;
+    *cap = c;
+    return 0;
+}
+
+/* Sends the changed boundary q's, applies the received ghost q's and
+ * re-evaluates their readers at T. Collective over the halo graph. */
+static int exchange_window(qss_engine *e, exchange *x, double T) {
+    halo_plan *h = e->halo;
+    int stride = x->stride, nd = h->ndests, ns = h->nsources;
+    for (int d = 0; d < nd; d++)
+        x->scount[d] = 0;
+    for (int32_t c = 0; c < e->nchanged; c++) {
+        int32_t i = e->changed[c];
+        for (int32_t r = h->reader_ptr[i]; r < h->reader_ptr[i + 1]; r++)
+            x->scount[x->slot_dest[h->reader_slot[r]]]++;
+    }
+    size_t total = 0;
+    for (int d = 0; d < nd; d++) {
+        x->sdispl[d] = (int)total;
+        total += (size_t)x->scount[d];
+    }
+    int rc = reserve(&x->send, &x->send_cap, total * (size_t)stride + 1);
+    for (int d = 0; d < nd; d++)
+        x->scount[d] = 0;
+    for (int32_t c = 0; rc == 0 && c < e->nchanged; c++) {
+        int32_t i = e->changed[c];
+        for (int32_t r = h->reader_ptr[i]; r < h->reader_ptr[i + 1]; r++) {
+            int32_t p = h->reader_slot[r];
+            int d = x->slot_dest[p];
+            double *rec = x->send + ((size_t)x->sdispl[d] + (size_t)x->scount[d]++) * stride;
+            rec[0] = (double)(p - h->send_ptr[d]);
+            rec[1] = e->tq[i];
+            for (int k = 0; k < e->order; k++)
+                rec[2 + k] = e->qc[k][i];
+        }
+        e->boundary[i] = BOUNDARY_QUIET;
+    }
+    e->nchanged = 0;
+    MPI_Neighbor_alltoall(x->scount, 1, MPI_INT, x->rcount, 1, MPI_INT, h->graph);
+    size_t rtotal = 0;
+    for (int s = 0; s < ns; s++) {
+        x->rdispl[s] = (int)(rtotal * (size_t)stride);
+        rtotal += (size_t)x->rcount[s];
+        x->rcount[s] *= stride;
+    }
+    for (int d = 0; d < nd; d++) {
+        e->stats->messages += x->scount[d] > 0;
+        e->stats->bytes_sent += (uint64_t)x->scount[d] * (uint64_t)stride * sizeof(double);
+        x->sdispl[d] *= stride;
+        x->scount[d] *= stride;
+    }
+    if (reserve(&x->recv, &x->recv_cap, rtotal * (size_t)stride + 1)) rc = -1;
+    /* a failed allocation still takes part (sending nothing would desync
+     * the counts), then fails the run at the window's agreement */
+    MPI_Neighbor_alltoallv(rc ? NULL : x->send, x->scount, x->sdispl, MPI_DOUBLE,
+                           rc ? NULL : x->recv, x->rcount, x->rdispl, MPI_DOUBLE, h->graph);
+    if (rc) return -1;
+    int32_t ndirty = 0;
+    for (int s = 0; s < ns; s++) {
+        const double *rec = x->recv + x->rdispl[s];
+        int count = x->rcount[s] / stride;
+        for (int r = 0; r < count; r++, rec += stride) {
+            int32_t g = e->n + h->recv_ptr[s] + (int32_t)rec[0];
+            for (int k = 0; k < e->order; k++)
+                e->qc[k][g] = rec[2 + k];
+            e->tq[g] = rec[1];
+            e->dq[g] = eng_quantum(e, g, rec[2]);
+            const model *m = e->m;
+            for (int64_t q = m->dep_ptr[g]; q < m->dep_ptr[g + 1]; q++) {
+                int32_t j = m->dep_row[q];
+                if (!x->dirty[j]) {
+                    x->dirty[j] = 1;
+                    x->dirty_list[ndirty++] = j;
+                }
+            }
+        }
+        e->stats->late_updates += (uint64_t)count;
+    }
+    for (int32_t k = 0; k < ndirty; k++) {
+        int32_t j = x->dirty_list[k];
+        x->dirty[j] = 0;
+        e->method->input_changed(e, j, T);
+    }
+    return 0;
+}
+
+/* Shortest time from a boundary state's last change to its next one: a
+ * window that long sees each boundary q change about once. */
+static double boundary_period(const qss_engine *e) {
+    double w = INFINITY;
+    for (int32_t i = 0; i < e->n; i++) {
+        if (!e->boundary[i]) continue;
+        double p = e->heap.time[i] - e->tq[i];
+        if (p < w) w = p;
+    }
+    return w;
+}
+
+/* Every sample at T (T a sample time) from the x polynomials. */
+static int emit_sample(qss_engine *e, int64_t k, double T, double *buf, sample_fn sample,
+                       void *ctx) {
+    double w0 = wallclock_seconds();
+    for (int32_t j = 0; j < e->n; j++)
+        buf[j] = eng_x_at(e, j, T);
+    int rc = sample(ctx, k, T, buf);
+    e->stats->wall_output += wallclock_seconds() - w0;
+    return rc;
+}
+
+/* Runs the events of times < T_end. */
+static void run_events(qss_engine *e, double T_end, double *last_t, uint64_t *same_time) {
+    const integrator_options *o = e->o;
+    uint64_t stall_limit = 1000000 + 100 * (uint64_t)e->n;
+    while (!e->failed && heap_top_time(&e->heap) < T_end) {
+        int32_t i = heap_top(&e->heap);
+        double t = heap_top_time(&e->heap);
+        e->method->event(e, i, t);
+        e->stats->events++;
+        if (o->trace) o->trace(o->trace_ctx, t, i, e->qc[0]);
+        if (t == *last_t) {
+            if (++*same_time > stall_limit)
+                eng_fail(e,
+                         "%s made no progress at t=%.17g: %llu events without time advancing "
+                         "(last state %lld); try a larger tolerance or another method",
+                         e->method->name, t, (unsigned long long)*same_time,
+                         (long long)model_gid(e->m, i));
+        } else {
+            *same_time = 0;
+            *last_t = t;
+        }
+    }
+}
+
+static int setup_boundary(qss_engine *e) {
+    const halo_plan *h = e->halo;
+    int32_t nb = halo_boundary_count(h);
+    e->boundary = calloc((size_t)e->n + 1, 1);
+    e->changed = malloc(((size_t)nb + 1) * sizeof *e->changed);
+    if (!e->boundary || !e->changed) return -1;
+    for (int32_t i = 0; i < e->n; i++)
+        if (h->reader_ptr[i + 1] > h->reader_ptr[i]) e->boundary[i] = BOUNDARY_QUIET;
+    return 0;
+}
+
+/* Window length bounds: window_min defaults to 1e-6 of the run, window_max
+ * to the sample interval. */
+static void window_bounds(const integrator_options *o, double *wmin, double *wmax) {
+    double span = o->tf - o->t0;
+    *wmax = o->window_max > 0.0 ? o->window_max : span / (double)o->samples;
+    *wmin = o->window_min > 0.0 ? o->window_min : 1e-6 * span;
+    if (*wmin > *wmax) *wmin = *wmax;
+}
+
+int qss_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
+                  qmol_stats *stats, char *err, size_t errlen) {
+    if (o->method < 0 || o->method >= METHOD_CVODE || !method_table[o->method]) {
+        snprintf(err, errlen, "qss_integrate: %s is not a QSS method", method_name(o->method));
+        return -1;
+    }
+    double w0 = wallclock_seconds();
+    qss_engine eng;
+    memset(&eng, 0, sizeof eng);
+    qss_engine *e = &eng;
+    e->m = m;
+    e->p = m->problem;
+    e->o = o;
+    e->method = method_table[o->method];
+    e->n = m->n;
+    e->n_cols = m->n_cols;
+    e->order = e->method->order;
+    e->tf = o->tf;
+    e->stats = stats;
+    e->err = err;
+    e->errlen = errlen;
+    e->analytic_jac = o->use_jacobian && e->p->jac != NULL;
+    e->halo = o->halo;
+    MPI_Comm comm = e->halo ? e->halo->comm : MPI_COMM_SELF;
+    exchange x;
+    memset(&x, 0, sizeof x);
+    double *buf = malloc(((size_t)e->n + 1) * sizeof *buf);
+    int rc = !buf || eng_alloc(e) != 0 || (e->halo && (setup_boundary(e) || exchange_init(&x, e)));
+    if (comm_agree(comm, rc ? -1 : 0, NULL, 0)) {
+        free(buf);
+        eng_free(e);
+        exchange_free(&x);
+        snprintf(err, errlen, "out of memory allocating QSS storage for %lld states",
+                 (long long)m->n_cols);
+        return -1;
+    }
+    eng_initial_state(e);
+    if (!e->failed && e->method->init(e) != 0 && !e->failed)
+        eng_fail(e, "out of memory allocating %s storage", e->method->name);
+    e->nchanged = 0; /* initial q's are already everywhere */
+    for (int32_t i = 0; e->boundary && i < e->n; i++)
+        if (e->boundary[i]) e->boundary[i] = BOUNDARY_QUIET;
+    stats->wall_setup += wallclock_seconds() - w0;
+
+    double w1 = wallclock_seconds(), out0 = stats->wall_output;
+    double wmin, wmax, W = 0.0, T = o->t0, last_t = o->t0;
+    window_bounds(o, &wmin, &wmax);
+    int adaptive = e->halo && !(o->window > 0.0);
+    uint64_t same_time = 0;
+    int64_t next_k = 1;
+    rc = 0;
+    for (;;) {
+        /* agree on failure and on the next window length */
+        if (e->halo) {
+            double wt = wallclock_seconds();
+            double proposal = adaptive ? boundary_period(e) : o->window;
+            double v[2] = {proposal, e->failed ? -1.0 : 0.0};
+            MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MIN, comm);
+            stats->wall_wait += wallclock_seconds() - wt;
+            if (v[1] < 0.0) break;
+            if (adaptive) {
+                double grow = W > 0.0 ? 2.0 * W : wmax;
+                W = fmin(fmax(v[0], wmin), fmin(grow, wmax));
+            } else {
+                W = o->window;
+            }
+        } else if (e->failed) {
+            break;
+        } else {
+            W = o->window > 0.0 ? o->window : INFINITY;
+        }
+        double ts = sample_time(o->t0, o->tf, next_k, o->samples);
+        double T_end = T + W;
+        if (!(T_end < ts - 1e-9 * W)) T_end = ts; /* no sliver before a sample */
+        run_events(e, T_end, &last_t, &same_time);
+        stats->windows++;
+        if (T_end == ts) {
+            rc = emit_sample(e, next_k, ts, buf, sample, ctx);
+            if (rc != 0) break;
+            next_k++;
+        }
+        if (e->halo) {
+            double wx = wallclock_seconds();
+            if (exchange_window(e, &x, T_end) != 0)
+                eng_fail(e, "out of memory for the window-end exchange");
+            stats->wall_exchange += wallclock_seconds() - wx;
+        }
+        T = T_end;
+        if (next_k > o->samples) break;
+    }
+    stats->wall_integrate += wallclock_seconds() - w1 - (stats->wall_output - out0);
+    if (e->failed) rc = -1;
+    if (e->halo) rc = comm_agree(comm, rc ? 1 : 0, err, errlen) ? -1 : 0;
+    eng_free(e);
+    exchange_free(&x);
+    free(buf);
+    return rc;
+}
