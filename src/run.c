@@ -7,6 +7,7 @@
 #include "wallclock.h"
 
 #include <math.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,29 @@ static int resolve_params(const qmol_problem_def *def, const run_config *c, doub
     return params_resolve(def, (const char *const *)c->sets, c->nsets, values, err, errlen);
 }
 
+/* Every rank holds all n states (main.c runs on one rank): pass this rank's
+ * block of the writer's block distribution (on one rank, x itself). */
 static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
-    return h5out_sample(ctx, k, t, x);
+    int64_t first, count;
+    h5out_block(ctx, &first, &count);
+    return h5out_sample(ctx, k, t, x + first);
+}
+
+/* The partition of a one-rank run: rank 0 owns every state, kind "single". */
+static int write_single_partition(h5out *out, int64_t n, char *err, size_t errlen) {
+    int64_t first, count;
+    h5out_block(out, &first, &count);
+    int32_t *owner = calloc(count > 0 ? (size_t)count : 1, sizeof *owner);
+    if (!owner) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    h5out_rank_info mine = {.owned = rank == 0 ? n : 0, .weight = rank == 0 ? (double)n : 0.0};
+    int rc = h5out_partition(out, owner, &mine, 0, "single", err, errlen);
+    free(owner);
+    return rc;
 }
 
 static void print_summary(const run_config *c, const qmol_problem *p, const char *path,
@@ -177,6 +199,10 @@ int run_execute(const run_config *cin) {
                        .prob = &prob};
     out = h5out_create(path, &meta, err, sizeof err);
     if (!out) {
+        fprintf(stderr, "qmol: error: --output %s: %s\n", path, err);
+        goto done;
+    }
+    if (write_single_partition(out, prob.n, err, sizeof err) != 0) {
         fprintf(stderr, "qmol: error: --output %s: %s\n", path, err);
         goto done;
     }
