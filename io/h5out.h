@@ -3,18 +3,27 @@
  * Layout (see docs/output.md):
  *   /time    (K)      sample times
  *   /states  (K x n)  sampled states, chunked, one row per sample
- *   /stats   group of scalar attributes (events, rhs_evals, wall times, ...)
+ *   /partition        optional: owner of every state, per-rank sizes
+ *   /stats            totals as attributes (counters summed over ranks, wall
+ *                     times the maximum), per_rank/ with one dataset per field
  *   root attributes: layout ("qmol-1"), qmol_version, problem, method, reltol,
  *   abstol, t0, tf, samples, n, and one attribute "param.<name>" per problem
  *   parameter; for grid problems also ndims, dims, origin, spacing, components.
- * The file is written under FILE.partial and renamed to FILE by h5out_finish,
- * so an interrupted run never leaves a file that looks complete.
+ *
+ * Every function but h5out_block, h5out_error and h5out_info is collective
+ * over the writer's communicator. Rows are written by blocks: rank r passes the states
+ * [dir_first(n, P, r), dir_first(n, P, r + 1)) (comm/directory.h; see
+ * h5out_block) and writes that hyperslab itself. Failures are agreed: every
+ * rank gets the same verdict and message. The file is written under
+ * FILE.partial and renamed to FILE by h5out_finish, so an interrupted run
+ * never leaves a file that looks complete.
  */
 #ifndef QMOL_H5OUT_H
 #define QMOL_H5OUT_H
 
 #include "qmol.h"
 #include "stats.h"
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,24 +38,49 @@ typedef struct h5out_meta {
     const qmol_problem_def *def; /* parameter names */
     const double *param_values;
     const qmol_problem *prob; /* n and geometry */
+    MPI_Comm comm;            /* MPI_COMM_NULL or 0: MPI_COMM_WORLD; valid until finish */
 } h5out_meta;
 
-/* Creates PATH.partial; fails (err set, -1 returned via NULL) if it cannot. */
+/* One rank's share of a partition (h5out_partition). */
+typedef struct h5out_rank_info {
+    int64_t owned;    /* states the rank integrates */
+    int64_t ghosts;   /* off-rank states it reads */
+    int64_t boundary; /* owned states read by another rank */
+    double weight;    /* work estimate of the owned states (>= 0) */
+} h5out_rank_info;
+
+/* Creates PATH.partial; returns NULL with err set if it cannot. */
 h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t errlen);
-/* Writes sample k (1..K) at time t: x holds all n states. Collective. Returns
- * 0, or -1 (the reason is kept: see h5out_error; h5out_finish then fails). */
-int h5out_sample(h5out *w, int64_t k, double t, const double *x);
-/* The first h5out_sample failure as a one-line message, or NULL. */
+/* This rank's block of states: [*first, *first + *count) (count may be 0). */
+void h5out_block(const h5out *w, int64_t *first, int64_t *count);
+/* Writes sample k (1..K) at time t (rank 0's t is kept): block holds this
+ * rank's block of states (h5out_block; NULL allowed for an empty block).
+ * Every rank must pass the same k. Returns 0, or -1 on every rank (the
+ * reason is kept: see h5out_error; h5out_finish then fails). */
+int h5out_sample(h5out *w, int64_t k, double t, const double *block);
+/* The first h5out_sample or h5out_partition failure as a message, or NULL. */
 const char *h5out_error(const h5out *w);
-/* Writes stats, closes, renames PATH.partial to PATH. Frees w. Fails unless
- * all K samples were written; on failure the partial file is removed, except
- * when only the final rename failed (the message then names the .partial). */
+/* Writes /partition (at most once): owner_block holds the owner rank of each
+ * state of this rank's block (as for h5out_sample), mine this rank's sizes;
+ * edge_cut and partition_kind ("metis", "block", "file" or "single") are the
+ * same on every rank. Checks owners in [0, P), that each rank's mine->owned
+ * is its count in the owner map (so the counts add up to n), and
+ * 0 <= boundary <= owned. Returns 0, or -1 with err set on every rank; a
+ * failure is also kept (h5out_finish then fails). */
+int h5out_partition(h5out *w, const int32_t *owner_block, const h5out_rank_info *mine,
+                    int64_t edge_cut, const char *partition_kind, char *err, size_t errlen);
+/* Writes stats (this rank's: /stats gets the totals over ranks, counters
+ * summed and wall times the maximum, and /stats/per_rank every rank's),
+ * closes, renames PATH.partial to PATH. Frees w. Fails on every rank unless
+ * all K samples were written and no earlier call failed; on failure the partial file is
+ * removed, except when only the final rename failed (the message then names
+ * the .partial). */
 int h5out_finish(h5out *w, const qmol_stats *stats, char *err, size_t errlen);
 /* Closes and removes the partial file. Frees w. */
 void h5out_abort(h5out *w);
 
-/* `qmol info FILE`: prints a summary table to stdout. Returns 0, or 2 with a
- * message on stderr if FILE is missing or not a qmol result. */
+/* `qmol info FILE` (serial): prints a summary table to stdout. Returns 0, or
+ * 2 with a message on stderr if FILE is missing or not a qmol result. */
 int h5out_info(const char *path);
 
 #endif

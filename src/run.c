@@ -10,6 +10,7 @@
 #include "wallclock.h"
 
 #include <math.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,13 +57,11 @@ static int resolve_params(const qmol_problem_def *def, const run_config *c, doub
     return params_resolve(def, (const char *const *)c->sets, c->nsets, values, err, errlen);
 }
 
-/* The sample callback: on several ranks the owned values go to the output
- * blocks first. */
+/* The sample callback: the writer takes each rank's directory block, so on
+ * several ranks the owned values move there first. */
 typedef struct sample_sink {
     h5out *out;
     run_layout *layout;
-    double *full; /* until the writer takes blocks: rank 0's whole row */
-    int *counts, *displs;
 } sample_sink;
 
 static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
@@ -70,12 +69,11 @@ static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
     run_layout *l = s->layout;
     if (l->size == 1) return h5out_sample(s->out, k, t, x);
     redistribute(&l->to_blocks, x, l->block);
-    MPI_Gatherv(l->block, (int)l->to_blocks.block_count, MPI_DOUBLE, s->full, s->counts, s->displs,
-                MPI_DOUBLE, 0, l->comm);
-    return h5out_sample(s->out, k, t, s->full);
+    return h5out_sample(s->out, k, t, l->block);
 }
 
-/* Totals over ranks: counters summed, wall times the maximum. */
+/* Totals over ranks for the summary: counters summed, wall times the maximum
+ * (the file's /stats is reduced the same way by the writer). */
 static void reduce_stats(const qmol_stats *mine, qmol_stats *all, MPI_Comm comm) {
     *all = *mine;
     uint64_t *c[] = {&all->events,       &all->rhs_evals,    &all->jac_evals,
@@ -88,6 +86,28 @@ static void reduce_stats(const qmol_stats *mine, qmol_stats *all, MPI_Comm comm)
                    &all->wall_total};
     for (size_t k = 0; k < sizeof w / sizeof w[0]; k++)
         MPI_Allreduce(MPI_IN_PLACE, w[k], 1, MPI_DOUBLE, MPI_MAX, comm);
+}
+
+/* /partition: on one rank kind "single" (rank 0 owns everything). */
+static int write_partition(h5out *out, run_layout *l, int64_t n, char *err, size_t errlen) {
+    if (l->size == 1) {
+        int32_t *owner = calloc((size_t)n, sizeof *owner);
+        if (!owner) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        h5out_rank_info mine = {.owned = n, .weight = (double)n};
+        int rc = h5out_partition(out, owner, &mine, 0, "single", err, errlen);
+        free(owner);
+        return rc;
+    }
+    h5out_rank_info mine = {.owned = l->n_owned,
+                            .ghosts = l->halo.n_ghost,
+                            .boundary = halo_boundary_count(&l->halo),
+                            .weight = (double)l->n_owned};
+    int64_t cut = l->halo.edge_entries;
+    MPI_Allreduce(MPI_IN_PLACE, &cut, 1, MPI_INT64_T, MPI_SUM, l->comm);
+    return h5out_partition(out, l->owner_block, &mine, cut, "block", err, errlen);
 }
 
 static void print_summary(const run_config *c, const qmol_problem *p, const char *path,
@@ -243,7 +263,8 @@ int run_execute(const run_config *cin) {
                        .samples = c.samples,
                        .def = def,
                        .param_values = values,
-                       .prob = &prob};
+                       .prob = &prob,
+                       .comm = comm};
     out = h5out_create(path, &meta, err, sizeof err);
     if (!out) {
         SAY("qmol: error: --output %s: %s\n", path, err);
@@ -251,22 +272,9 @@ int run_execute(const run_config *cin) {
     }
     sink.out = out;
     sink.layout = &layout;
-    if (size > 1) {
-        int ok = 1;
-        if (rank == 0) {
-            sink.full = malloc((size_t)prob.n * sizeof *sink.full);
-            sink.counts = malloc((size_t)size * sizeof *sink.counts);
-            sink.displs = malloc((size_t)size * sizeof *sink.displs);
-            ok = sink.full && sink.counts && sink.displs;
-            for (int r = 0; ok && r < size; r++) {
-                sink.displs[r] = (int)dir_first(prob.n, size, r);
-                sink.counts[r] = (int)(dir_first(prob.n, size, r + 1) - sink.displs[r]);
-            }
-        }
-        if (comm_agree(comm, ok ? 0 : 1, NULL, 0)) {
-            SAY("qmol: error: out of memory for the output row\n");
-            goto done;
-        }
+    if (write_partition(out, &layout, prob.n, err, sizeof err) != 0) {
+        SAY("qmol: error: --output %s: %s\n", path, err);
+        goto done;
     }
     qmol_stats stats;
     memset(&stats, 0, sizeof stats);
@@ -286,7 +294,7 @@ int run_execute(const run_config *cin) {
     stats.wall_total = wallclock_seconds() - w0;
     qmol_stats total;
     reduce_stats(&stats, &total, comm);
-    if (h5out_finish(out, &total, err, sizeof err) != 0) {
+    if (h5out_finish(out, &stats, err, sizeof err) != 0) {
         out = NULL;
         SAY("qmol: error: --output %s: %s\n", path, err);
         rc = 1;
@@ -298,9 +306,6 @@ int run_execute(const run_config *cin) {
 done:
     if (out) h5out_abort(out);
     layout_free(&layout);
-    free(sink.full);
-    free(sink.counts);
-    free(sink.displs);
     if (prob.destroy) prob.destroy(prob.data);
     free(values);
     free(path);

@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Checks the layout of a qmol HDF5 result file (docs/output.md) with h5py.
 
-usage: check_h5.py FILE --n N --samples K [--t0 T0] [--tf TF]
+usage: check_h5.py FILE --n N --samples K [--t0 T0] [--tf TF] [--ranks P]
+                   [--partition]
 
 Verifies: layout attribute "qmol-1" and the required root attributes; n and
 samples as given; /time of length K equal to t0 + (tf - t0) * k / K for
 k = 1..K (relative 1e-12; t0 and tf default to the file's attributes);
-/states of shape (K, n), float64, all finite; the /stats group; grid
-attributes consistent with n. Exits 0, or prints each problem and exits 1.
+/states of shape (K, n), float64, all finite; the /stats group with its
+totals and /stats/per_rank (P entries per field, P as given or the length
+found; counters add up to the totals, wall-time totals are the maxima); grid
+attributes consistent with n; /partition when present (required with
+--partition): owner in [0, P) with owned[r] = count of r, boundary <= owned,
+imbalance = max/mean of weight. Exits 0, or prints each problem and exits 1.
 Needs Debian's /usr/bin/python3 (h5py, numpy).
 """
 import argparse
@@ -23,8 +28,11 @@ REQUIRED = {
     "samples": int, "n": int,
 }
 STATS_INT = ["events", "rhs_evals", "jac_evals", "pair_steps", "steps", "newton_iters",
-             "lin_iters", "err_test_fails", "conv_fails", "jac_setups"]
-STATS_FLOAT = ["wall_setup", "wall_integrate", "wall_output", "wall_total"]
+             "lin_iters", "err_test_fails", "conv_fails", "jac_setups", "windows", "messages",
+             "bytes_sent", "late_updates"]
+STATS_FLOAT = ["wall_setup", "wall_partition", "wall_integrate", "wall_exchange", "wall_wait",
+               "wall_output", "wall_total"]
+PARTITION_KINDS = {"metis", "block", "file", "single"}
 ROWS_PER_BLOCK = 64
 
 
@@ -41,7 +49,78 @@ def close(a, b, rel=1e-12):
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
 
 
-def check(path, n, samples, t0, tf):
+def check_per_rank(g, ranks):
+    """/stats/per_rank against the /stats totals; returns (errors, P)."""
+    errs = []
+    pr = g.get("per_rank")
+    if not isinstance(pr, h5py.Group):
+        return ["group /stats/per_rank missing"], ranks
+    for name in STATS_INT + STATS_FLOAT:
+        d = pr.get(name)
+        if not isinstance(d, h5py.Dataset):
+            errs.append(f"/stats/per_rank/{name} missing")
+            continue
+        if ranks is None:
+            ranks = d.shape[0] if len(d.shape) == 1 else None
+        if d.shape != (ranks,):
+            errs.append(f"/stats/per_rank/{name} has shape {d.shape}, expected ({ranks},)")
+            continue
+        want = np.uint64 if name in STATS_INT else np.float64
+        if d.dtype != want:
+            errs.append(f"/stats/per_rank/{name} has type {d.dtype}, expected {np.dtype(want)}")
+            continue
+        if name not in g.attrs:
+            continue
+        v = d[()]
+        total = int(v.sum(dtype=np.uint64)) if name in STATS_INT else float(v.max())
+        if total != attr(g, name):
+            how = "sum" if name in STATS_INT else "max"
+            errs.append(f"/stats {name} = {attr(g, name)}, but the {how} over ranks is {total}")
+    return errs, ranks
+
+
+def check_partition(f, n, ranks):
+    errs = []
+    g = f.get("partition")
+    if not isinstance(g, h5py.Group):
+        return ["group /partition missing"]
+    for name in ("ranks", "kind", "edge_cut", "imbalance"):
+        if name not in g.attrs:
+            errs.append(f"/partition attribute '{name}' missing")
+    if errs:
+        return errs
+    p = int(attr(g, "ranks"))
+    if ranks is not None and p != ranks:
+        errs.append(f"/partition ranks = {p}, expected {ranks}")
+    if attr(g, "kind") not in PARTITION_KINDS:
+        errs.append(f"/partition kind '{attr(g, 'kind')}' not one of {sorted(PARTITION_KINDS)}")
+    if int(attr(g, "edge_cut")) < 0:
+        errs.append("/partition edge_cut is negative")
+    shapes = {"owner": ((n,), np.int32), "owned": ((p,), np.int64), "ghosts": ((p,), np.int64),
+              "boundary": ((p,), np.int64), "weight": ((p,), np.float64)}
+    v = {}
+    for name, (shape, dtype) in shapes.items():
+        d = g.get(name)
+        if not isinstance(d, h5py.Dataset) or d.shape != shape or d.dtype != dtype:
+            errs.append(f"/partition/{name} missing or not {np.dtype(dtype)} of shape {shape}")
+        else:
+            v[name] = d[()]
+    if errs:
+        return errs
+    if v["owner"].min() < 0 or v["owner"].max() >= p:
+        errs.append(f"/partition/owner has values outside 0..{p - 1}")
+    elif not np.array_equal(np.bincount(v["owner"], minlength=p), v["owned"]):
+        errs.append("/partition/owned does not count the states of each rank in owner")
+    if np.any(v["boundary"] > v["owned"]) or np.any(v["boundary"] < 0) or np.any(v["ghosts"] < 0):
+        errs.append("/partition boundary or ghosts out of range")
+    w = v["weight"]
+    want = float(w.max() / w.mean()) if w.sum() > 0 else 1.0
+    if not close(float(attr(g, "imbalance")), want, 1e-9):
+        errs.append(f"/partition imbalance = {attr(g, 'imbalance')}, expected {want}")
+    return errs
+
+
+def check(path, n, samples, t0, tf, ranks=None, need_partition=False):
     errs = []
     if path.endswith(".partial"):
         errs.append("is an unfinished (.partial) file")
@@ -136,6 +215,10 @@ def check(path, n, samples, t0, tf):
                     errs.append(f"/stats attribute '{name}' missing")
                 elif not math.isfinite(float(attr(g, name))):
                     errs.append(f"/stats attribute '{name}' is not finite")
+            more, ranks = check_per_rank(g, ranks)
+            errs += more
+        if need_partition or "partition" in f:
+            errs += check_partition(f, n, ranks)
     return errs
 
 
@@ -146,8 +229,11 @@ def main():
     ap.add_argument("--samples", type=int, required=True, help="number of samples K")
     ap.add_argument("--t0", type=float, default=None, help="initial time (default: file's)")
     ap.add_argument("--tf", type=float, default=None, help="final time (default: file's)")
+    ap.add_argument("--ranks", type=int, default=None,
+                    help="ranks that wrote the file (default: the per-rank length found)")
+    ap.add_argument("--partition", action="store_true", help="require a /partition group")
     a = ap.parse_args()
-    errs = check(a.file, a.n, a.samples, a.t0, a.tf)
+    errs = check(a.file, a.n, a.samples, a.t0, a.tf, a.ranks, a.partition)
     for e in errs:
         print(f"{a.file}: {e}")
     if not errs:

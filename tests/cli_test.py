@@ -129,12 +129,18 @@ def attr(f, name):
 
 
 def check_h5(case, path, n, samples, t0, tf):
+    """check_h5.py on a one-rank run: per-rank statistics of 1 rank and the
+    partition of kind "single" that `qmol run` writes."""
     p = subprocess.run([sys.executable, CHECK_H5, path, "--n", str(n), "--samples", str(samples),
-                        "--t0", repr(t0), "--tf", repr(tf)],
+                        "--t0", repr(t0), "--tf", repr(tf), "--ranks", "1", "--partition"],
                        capture_output=True, text=True, timeout=TIMEOUT)
     case.check(p.returncode == 0,
-               f"check_h5.py {path} --n {n} --samples {samples} --t0 {t0} --tf {tf} failed:\n"
-               f"    {(p.stdout + p.stderr).strip()}")
+               f"check_h5.py {path} --n {n} --samples {samples} --t0 {t0} --tf {tf} --ranks 1 "
+               f"--partition failed:\n    {(p.stdout + p.stderr).strip()}")
+    if p.returncode == 0:
+        with h5py.File(path, "r") as f:
+            kind = f["partition"].attrs["kind"]
+            case.check(kind == "single", f"/partition kind is {kind!r}, expected 'single'")
 
 
 def check_produced(case, path, rc, args, out, err):

@@ -1,0 +1,326 @@
+/* h5out_info.c: `qmol info FILE`, a readable summary of a result file. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "h5out_internal.h"
+#include "h5read.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void row(const char *label, const char *value) {
+    printf("%-12s %s\n", label, value ? value : "(missing)");
+}
+
+static void row_attr(hid_t obj, const char *label, const char *name) {
+    char *v = h5r_attr_text(obj, name);
+    row(label, v);
+    free(v);
+}
+
+/* "/states  K x n doubles, chunks 1 x c" */
+static void row_states(hid_t file) {
+    htri_t ex = H5Lexists(file, "states", H5P_DEFAULT);
+    hid_t d = ex > 0 ? H5Dopen2(file, "states", H5P_DEFAULT) : H5I_INVALID_HID;
+    hid_t s = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    hid_t pl = d >= 0 ? H5Dget_create_plist(d) : H5I_INVALID_HID;
+    hsize_t dims[2] = {0, 0}, chunk[2] = {0, 0};
+    int ok = s >= 0 && pl >= 0 && H5Sget_simple_extent_ndims(s) == 2 &&
+             H5Sget_simple_extent_dims(s, dims, NULL) == 2;
+    int chunked = ok && H5Pget_layout(pl) == H5D_CHUNKED && H5Pget_chunk(pl, 2, chunk) == 2;
+    if (pl >= 0 && H5Pclose(pl) < 0) ok = 0;
+    if (s >= 0 && H5Sclose(s) < 0) ok = 0;
+    if (d >= 0 && H5Dclose(d) < 0) ok = 0;
+    if (H5Eclear2(H5E_DEFAULT) < 0) { /* nothing to clear */
+    }
+    if (!ok) {
+        row("states", ex > 0 ? "(unreadable)" : "(missing)");
+        return;
+    }
+    char *v = chunked ? h5u_asprintf("%llu x %llu doubles, chunks %llu x %llu",
+                                     (unsigned long long)dims[0], (unsigned long long)dims[1],
+                                     (unsigned long long)chunk[0], (unsigned long long)chunk[1])
+                      : h5u_asprintf("%llu x %llu doubles", (unsigned long long)dims[0],
+                                     (unsigned long long)dims[1]);
+    row("states", v ? v : "(out of memory)");
+    free(v);
+}
+
+/* Reads the 1-D dataset at path (P elements) as mtype into buf: 0, or -1 if
+ * it is missing or does not fit. */
+static int read_column(hid_t file, const char *path, int64_t P, hid_t mtype, void *buf) {
+    hid_t d = H5Lexists(file, path, H5P_DEFAULT) > 0 ? H5Dopen2(file, path, H5P_DEFAULT)
+                                                     : H5I_INVALID_HID;
+    hid_t s = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    int ok = s >= 0 && H5Sget_simple_extent_ndims(s) == 1 &&
+             H5Sget_simple_extent_npoints(s) == (hssize_t)P &&
+             H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0;
+    if (s >= 0 && H5Sclose(s) < 0) ok = 0;
+    if (d >= 0 && H5Dclose(d) < 0) ok = 0;
+    if (H5Eclear2(H5E_DEFAULT) < 0) { /* nothing to clear */
+    }
+    return ok ? 0 : -1;
+}
+
+/* The number of ranks that wrote the file: entries of /stats/per_rank/events
+ * (files without per-rank statistics: 1). */
+static int64_t file_ranks(hid_t file) {
+    const char *path = "stats/per_rank/events";
+    int64_t P = 1;
+    if (H5Lexists(file, "stats", H5P_DEFAULT) > 0 &&
+        H5Lexists(file, "stats/per_rank", H5P_DEFAULT) > 0 &&
+        H5Lexists(file, path, H5P_DEFAULT) > 0) {
+        hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+        hid_t s = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+        hssize_t np = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
+        if (np > 1) P = (int64_t)np;
+        if (s >= 0 && H5Sclose(s) < 0) { /* read-only: nothing to lose */
+        }
+        if (d >= 0 && H5Dclose(d) < 0) { /* read-only: nothing to lose */
+        }
+    }
+    if (H5Eclear2(H5E_DEFAULT) < 0) { /* nothing to clear */
+    }
+    return P;
+}
+
+/* "partition  metis, 4 ranks, edge cut 120, imbalance 1.03" */
+static void print_partition(hid_t file) {
+    if (H5Lexists(file, "partition", H5P_DEFAULT) <= 0) return;
+    hid_t g = H5Gopen2(file, "partition", H5P_DEFAULT);
+    if (g < 0) {
+        row("partition", "(unreadable)");
+        return;
+    }
+    char *kind = h5r_attr_text(g, "kind"), *ranks = h5r_attr_text(g, "ranks");
+    char *cut = h5r_attr_text(g, "edge_cut"), *imb = h5r_attr_text(g, "imbalance");
+    int one = ranks && !strcmp(ranks, "1");
+    char *line =
+        h5u_asprintf("%s, %s rank%s, edge cut %s, imbalance %s", kind ? kind : "?",
+                     ranks ? ranks : "?", one ? "" : "s", cut ? cut : "?", imb ? imb : "?");
+    row("partition", line ? line : "(out of memory)");
+    free(kind);
+    free(ranks);
+    free(cut);
+    free(imb);
+    free(line);
+    if (H5Gclose(g) < 0) { /* read-only: nothing to lose */
+    }
+}
+
+/* One table cell: the value, or "-" where the file has no such column. */
+static const char *cell_i(char *buf, size_t len, int have, long long v) {
+    if (!have) return "-";
+    snprintf(buf, len, "%lld", v);
+    return buf;
+}
+
+static const char *cell_s(char *buf, size_t len, int have, double v) {
+    if (!have) return "-";
+    snprintf(buf, len, "%.3f s", v);
+    return buf;
+}
+
+#define RANKS_FMT "%5s %11s %9s %9s %14s %15s %10s"
+
+/* The per-rank table: partition sizes, events and wall times of each rank. */
+static void print_ranks(hid_t file, int64_t P) {
+    size_t np = (size_t)P;
+    long long *own = malloc(np * sizeof *own), *gh = malloc(np * sizeof *gh);
+    long long *bd = malloc(np * sizeof *bd), *ev = malloc(np * sizeof *ev);
+    double *wi = malloc(np * sizeof *wi), *ww = malloc(np * sizeof *ww);
+    if (!own || !gh || !bd || !ev || !wi || !ww) {
+        row("per rank", "(out of memory)");
+    } else {
+        int part = H5Lexists(file, "partition", H5P_DEFAULT) > 0 &&
+                   read_column(file, "partition/owned", P, H5T_NATIVE_LLONG, own) == 0 &&
+                   read_column(file, "partition/ghosts", P, H5T_NATIVE_LLONG, gh) == 0 &&
+                   read_column(file, "partition/boundary", P, H5T_NATIVE_LLONG, bd) == 0;
+        int hev = read_column(file, "stats/per_rank/events", P, H5T_NATIVE_LLONG, ev) == 0;
+        int hwi = read_column(file, "stats/per_rank/wall_integrate", P, H5T_NATIVE_DOUBLE, wi) == 0;
+        int hww = read_column(file, "stats/per_rank/wall_wait", P, H5T_NATIVE_DOUBLE, ww) == 0;
+        char line[256];
+        snprintf(line, sizeof line, RANKS_FMT, "rank", "owned", "ghosts", "boundary", "events",
+                 "wall_integrate", "wall_wait");
+        row("per rank", line);
+        for (int64_t r = 0; r < P; r++) {
+            char c[6][32], rk[24];
+            snprintf(rk, sizeof rk, "%lld", (long long)r);
+            snprintf(line, sizeof line, RANKS_FMT, rk, cell_i(c[0], 32, part, part ? own[r] : 0),
+                     cell_i(c[1], 32, part, part ? gh[r] : 0),
+                     cell_i(c[2], 32, part, part ? bd[r] : 0),
+                     cell_i(c[3], 32, hev, hev ? ev[r] : 0), cell_s(c[4], 32, hwi, hwi ? wi[r] : 0),
+                     cell_s(c[5], 32, hww, hww ? ww[r] : 0));
+            row("", line);
+        }
+    }
+    free(own);
+    free(gh);
+    free(bd);
+    free(ev);
+    free(wi);
+    free(ww);
+}
+
+/* The /stats attributes: totals over ranks. */
+static void print_stats(hid_t file, int64_t P) {
+    htri_t has_stats = H5Lexists(file, "stats", H5P_DEFAULT);
+    hid_t g = has_stats > 0 ? H5Gopen2(file, "stats", H5P_DEFAULT) : H5I_INVALID_HID;
+    const char *label = "stats";
+    h5r_names l = {0};
+    if (g >= 0 && h5r_collect_attrs(g, &l) == 0) {
+        if (P > 1) {
+            char *line =
+                h5u_asprintf("totals of %lld ranks (wall times: the slowest rank)", (long long)P);
+            row(label, line ? line : "totals of all ranks");
+            free(line);
+            label = "";
+        }
+        for (size_t i = 0; i < l.count; i++) {
+            char *v = h5r_attr_text(g, l.names[i]);
+            const char *unit = strncmp(l.names[i], "wall_", 5) == 0 ? " s" : "";
+            char *line = h5u_asprintf("%-18s %s%s", l.names[i], v ? v : "?", unit);
+            row(label, line);
+            label = "";
+            free(v);
+            free(line);
+        }
+    }
+    h5r_names_free(&l);
+    if (*label) row(label, "(missing)");
+    if (g >= 0 && H5Gclose(g) < 0) { /* read-only: nothing to lose */
+    }
+}
+
+static void print_info(const char *path, hid_t file) {
+    char *ver = h5r_attr_text(file, "qmol_version");
+    char *lay = h5u_asprintf("%s, written by qmol %s", H5OUT_LAYOUT, ver ? ver : "?");
+    free(ver);
+    row("file", path);
+    row("layout", lay ? lay : H5OUT_LAYOUT);
+    free(lay);
+    row_attr(file, "problem", "problem");
+    row_attr(file, "method", "method");
+    char *rt = h5r_attr_text(file, "reltol"), *at = h5r_attr_text(file, "abstol");
+    char *tol = h5u_asprintf("reltol %s, abstol %s", rt ? rt : "?", at ? at : "?");
+    row("tolerances", tol);
+    free(rt);
+    free(at);
+    free(tol);
+    char *t0 = h5r_attr_text(file, "t0"), *tf = h5r_attr_text(file, "tf");
+    char *span = h5u_asprintf("%s .. %s", t0 ? t0 : "?", tf ? tf : "?");
+    row("time", span);
+    free(t0);
+    free(tf);
+    free(span);
+    row_attr(file, "n", "n");
+    row_attr(file, "samples", "samples");
+    row_states(file);
+
+    h5r_names l = {0};
+    const char *label = "parameters";
+    if (h5r_collect_attrs(file, &l) == 0) {
+        for (size_t i = 0; i < l.count; i++) {
+            if (strncmp(l.names[i], "param.", 6) != 0) continue;
+            char *v = h5r_attr_text(file, l.names[i]);
+            char *line = h5u_asprintf("%s = %s", l.names[i] + 6, v ? v : "?");
+            row(label, line);
+            label = "";
+            free(v);
+            free(line);
+        }
+    }
+    if (*label) row(label, "(none)");
+    h5r_names_free(&l);
+
+    char *nd = h5r_attr_text(file, "ndims");
+    if (nd) {
+        char *dims = h5r_attr_text(file, "dims"), *org = h5r_attr_text(file, "origin");
+        char *sp = h5r_attr_text(file, "spacing"), *comp = h5r_attr_text(file, "components");
+        char *g =
+            h5u_asprintf("ndims %s, dims [%s], origin [%s], spacing [%s], components %s", nd,
+                         dims ? dims : "?", org ? org : "?", sp ? sp : "?", comp ? comp : "1");
+        row("grid", g);
+        free(dims);
+        free(org);
+        free(sp);
+        free(comp);
+        free(g);
+        free(nd);
+    } else {
+        row("grid", "(none)");
+    }
+
+    int64_t P = file_ranks(file);
+    print_partition(file);
+    if (P > 1) print_ranks(file, P);
+    print_stats(file, P);
+    if (H5Eclear2(H5E_DEFAULT) < 0) { /* nothing to clear */
+    }
+}
+
+int h5out_info(const char *path) {
+    if (!path || !*path) {
+        fprintf(stderr, "qmol info: no file given\n");
+        return 2;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        int eno = errno;
+        char *partial = h5u_asprintf("%s.partial", path);
+        struct stat ps;
+        if (partial && stat(partial, &ps) == 0)
+            fprintf(stderr, "qmol info: %s: %s (an unfinished run left %s)\n", path, strerror(eno),
+                    partial);
+        else
+            fprintf(stderr, "qmol info: %s: %s\n", path, strerror(eno));
+        free(partial);
+        return 2;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "qmol info: %s: is a directory\n", path);
+        return 2;
+    }
+    h5u_quiet q;
+    h5u_quiet_on(&q);
+    int rc = 2;
+    hid_t file = H5I_INVALID_HID;
+    htri_t is = H5Fis_hdf5(path);
+    if (is <= 0) {
+        fprintf(stderr, "qmol info: %s: not an HDF5 file\n", path);
+        goto done;
+    }
+    file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) {
+        char *why = h5u_reason();
+        fprintf(stderr, "qmol info: %s: cannot open HDF5 file: %s\n", path,
+                why ? why : "HDF5 error");
+        free(why);
+        goto done;
+    }
+    char *layout = h5r_attr_text(file, "layout");
+    if (!layout) {
+        fprintf(stderr, "qmol info: %s: not a qmol result file (no 'layout' attribute)\n", path);
+    } else if (strcmp(layout, H5OUT_LAYOUT) != 0) {
+        fprintf(stderr, "qmol info: %s: unsupported layout '%s' (expected '%s')\n", path, layout,
+                H5OUT_LAYOUT);
+    } else {
+        print_info(path, file);
+        rc = 0;
+    }
+    free(layout);
+done:
+    if (file >= 0 && H5Fclose(file) < 0) { /* read-only: nothing to lose */
+    }
+    if (H5Eclear2(H5E_DEFAULT) < 0) { /* nothing to clear */
+    }
+    h5u_quiet_off(&q);
+    if (rc == 0 && fflush(stdout) != 0) {
+        fprintf(stderr, "qmol info: cannot write to standard output: %s\n", strerror(errno));
+        return 2;
+    }
+    return rc;
+}

@@ -1,0 +1,173 @@
+/* h5util.c: helpers shared by the HDF5 writer and reader (see h5util.h). */
+#include "h5util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void h5u_set_err(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || errlen == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+char *h5u_asprintf(const char *fmt, ...) {
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = len < 0 ? NULL : malloc((size_t)len + 1);
+    if (s) vsnprintf(s, (size_t)len + 1, fmt, aq);
+    va_end(aq);
+    return s;
+}
+
+/* Failing to switch printing off is harmless (only noisier). */
+void h5u_quiet_on(h5u_quiet *q) {
+    q->saved = H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data) >= 0;
+    if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0) q->saved = 0;
+}
+
+void h5u_quiet_off(h5u_quiet *q) {
+    if (q->saved && H5Eset_auto2(H5E_DEFAULT, q->func, q->data) < 0) q->saved = 0;
+}
+
+static herr_t innermost_cb(unsigned n, const H5E_error2_t *e, void *data) {
+    char **desc = data;
+    if (n == 0 && e->desc && *e->desc) *desc = h5u_asprintf("%s", e->desc);
+    return 0;
+}
+
+char *h5u_reason(void) {
+    char *desc = NULL;
+    if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost_cb, &desc) < 0) {
+        free(desc);
+        desc = NULL;
+    }
+    if (H5Eclear2(H5E_DEFAULT) < 0) { /* nothing more to do */
+    }
+    return desc;
+}
+
+void h5u_fail(const h5u_ectx *c, const char *what) {
+    char *why = h5u_reason();
+    h5u_set_err(c->err, c->errlen, "%s: %s: %s", c->file, what, why ? why : "HDF5 error");
+    free(why);
+}
+
+void h5u_close(hid_t *id, herr_t (*fn)(hid_t)) {
+    if (*id >= 0 && fn(*id) < 0) { /* best effort: only used on error paths */
+    }
+    *id = H5I_INVALID_HID;
+}
+
+static void fail_named(const h5u_ectx *c, const char *fmt, const char *name) {
+    char *what = h5u_asprintf(fmt, name);
+    h5u_fail(c, what ? what : "cannot write an HDF5 object");
+    free(what);
+}
+
+int h5u_put_attr(const h5u_ectx *c, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
+                 hsize_t len, const void *buf) {
+    hid_t space = len ? H5Screate_simple(1, &len, NULL) : H5Screate(H5S_SCALAR);
+    if (space < 0) {
+        fail_named(c, "cannot write attribute '%s'", name);
+        return -1;
+    }
+    hid_t a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = a >= 0 && H5Awrite(a, mtype, buf) >= 0 ? 0 : -1;
+    if (rc) fail_named(c, "cannot write attribute '%s'", name);
+    if (a >= 0 && H5Aclose(a) < 0 && rc == 0) {
+        fail_named(c, "cannot write attribute '%s'", name);
+        rc = -1;
+    }
+    if (H5Sclose(space) < 0 && rc == 0) {
+        fail_named(c, "cannot write attribute '%s'", name);
+        rc = -1;
+    }
+    return rc;
+}
+
+int h5u_put_str(const h5u_ectx *c, hid_t obj, const char *name, const char *value) {
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+        fail_named(c, "cannot write attribute '%s'", name);
+        if (t >= 0) h5u_close(&t, H5Tclose);
+        return -1;
+    }
+    const char *v = value ? value : "";
+    int rc = h5u_put_attr(c, obj, name, t, t, 0, &v);
+    if (H5Tclose(t) < 0 && rc == 0) {
+        fail_named(c, "cannot write attribute '%s'", name);
+        rc = -1;
+    }
+    return rc;
+}
+
+int h5u_put_f64(const h5u_ectx *c, hid_t obj, const char *name, const double *v, hsize_t len) {
+    return h5u_put_attr(c, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, len, v);
+}
+
+int h5u_put_i64(const h5u_ectx *c, hid_t obj, const char *name, const int64_t *v, hsize_t len) {
+    return h5u_put_attr(c, obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, len, v);
+}
+
+int h5u_put_u64(const h5u_ectx *c, hid_t obj, const char *name, const uint64_t *v) {
+    return h5u_put_attr(c, obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, v);
+}
+
+int h5u_put_int(const h5u_ectx *c, hid_t obj, const char *name, int v) {
+    return h5u_put_attr(c, obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, 0, &v);
+}
+
+hid_t h5u_group(const h5u_ectx *c, hid_t parent, const char *name) {
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    hid_t g = H5I_INVALID_HID;
+    if (gcpl >= 0 &&
+        H5Pset_attr_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0 &&
+        H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0)
+        g = H5Gcreate2(parent, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (g < 0) fail_named(c, "cannot create group '%s'", name);
+    if (gcpl >= 0 && H5Pclose(gcpl) < 0 && g >= 0) {
+        h5u_fail(c, "cannot close a property list");
+        h5u_close(&g, H5Gclose);
+    }
+    return g;
+}
+
+int h5u_write_1d(const h5u_ectx *c, hid_t parent, const char *name, hid_t ftype, hid_t mtype,
+                 int64_t len, int64_t first, int64_t count, const void *buf, hid_t dxpl) {
+    hsize_t dims = (hsize_t)len, start = (hsize_t)first, cnt = (hsize_t)count;
+    hsize_t mlen = count > 0 ? (hsize_t)count : 1;
+    hid_t fspace = H5Screate_simple(1, &dims, NULL);
+    hid_t mspace = H5Screate_simple(1, &mlen, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t d = H5I_INVALID_HID;
+    if (fspace >= 0 && mspace >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+        d = H5Dcreate2(parent, name, ftype, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int rc = d >= 0 ? 0 : -1;
+    if (rc) {
+        fail_named(c, "cannot create dataset '%s'", name);
+    } else {
+        int sel = count > 0 ? H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &cnt, NULL)
+                            : (H5Sselect_none(fspace) < 0 ? -1 : H5Sselect_none(mspace));
+        static const double none[1]; /* HDF5 wants a buffer even for nothing */
+        if (sel < 0 || H5Dwrite(d, mtype, mspace, fspace, dxpl, buf ? buf : none) < 0) {
+            fail_named(c, "cannot write dataset '%s'", name);
+            rc = -1;
+        }
+    }
+    hid_t *ids[] = {&d, &dcpl, &mspace, &fspace};
+    herr_t (*fns[])(hid_t) = {H5Dclose, H5Pclose, H5Sclose, H5Sclose};
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        if (*ids[i] >= 0 && fns[i](*ids[i]) < 0 && rc == 0) {
+            fail_named(c, "cannot close dataset '%s'", name);
+            rc = -1;
+        }
+        *ids[i] = H5I_INVALID_HID;
+    }
+    return rc;
+}

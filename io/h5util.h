@@ -1,0 +1,63 @@
+/* h5util.h: small helpers shared by the HDF5 writer and reader (internal to
+ * io/): one-line messages, quiet HDF5 error stacks, attribute and 1-D dataset
+ * writers. Every writer helper reports failure as -1 (or a negative id) with
+ * "<file>: <what>: <innermost HDF5 reason>" in the context's err. */
+#ifndef QMOL_H5UTIL_H
+#define QMOL_H5UTIL_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* printf into err (nothing if err is NULL or errlen is 0). */
+void h5u_set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* malloc'd printf; NULL when out of memory. */
+char *h5u_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* HDF5's automatic error printing, off between quiet_on and quiet_off (the
+ * previous handler is restored), so users see only our one-line messages. */
+typedef struct h5u_quiet {
+    H5E_auto2_t func;
+    void *data;
+    int saved;
+} h5u_quiet;
+void h5u_quiet_on(h5u_quiet *q);
+void h5u_quiet_off(h5u_quiet *q);
+
+/* The innermost HDF5 error description (malloc'd, or NULL); clears the stack. */
+char *h5u_reason(void);
+
+/* Error context of a writer: which file, where the message goes. */
+typedef struct h5u_ectx {
+    const char *file;
+    char *err;
+    size_t errlen;
+} h5u_ectx;
+
+/* Sets "<file>: <what>: <innermost HDF5 reason>". */
+void h5u_fail(const h5u_ectx *c, const char *what);
+/* Closes *id with fn if valid (best effort) and invalidates it. */
+void h5u_close(hid_t *id, herr_t (*fn)(hid_t));
+
+/* Attribute name on obj: a scalar if len == 0, else a 1-D array of len. */
+int h5u_put_attr(const h5u_ectx *c, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
+                 hsize_t len, const void *buf);
+int h5u_put_str(const h5u_ectx *c, hid_t obj, const char *name, const char *value);
+int h5u_put_f64(const h5u_ectx *c, hid_t obj, const char *name, const double *v, hsize_t len);
+int h5u_put_i64(const h5u_ectx *c, hid_t obj, const char *name, const int64_t *v, hsize_t len);
+int h5u_put_u64(const h5u_ectx *c, hid_t obj, const char *name, const uint64_t *v);
+int h5u_put_int(const h5u_ectx *c, hid_t obj, const char *name, int v);
+
+/* Creates group name in parent, attributes in creation order. */
+hid_t h5u_group(const h5u_ectx *c, hid_t parent, const char *name);
+
+/* Creates the 1-D dataset name (len elements of ftype, contiguous, no fill)
+ * in parent and writes elements [first, first + count) from buf (count
+ * values of mtype) with transfer list dxpl. Collective when the file is
+ * parallel: every rank calls it, a rank with count == 0 takes part with an
+ * empty selection (buf may then be NULL). */
+int h5u_write_1d(const h5u_ectx *c, hid_t parent, const char *name, hid_t ftype, hid_t mtype,
+                 int64_t len, int64_t first, int64_t count, const void *buf, hid_t dxpl);
+
+#endif
