@@ -8,16 +8,17 @@ int comm_agree(MPI_Comm comm, int rc, char *err, size_t errlen) {
     int size, rank;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
-    int worst = rc;
-    MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm);
-    if (worst == 0) return 0;
-    /* the lowest rank with the worst rc speaks for all */
-    int speaker = rc == worst ? rank : size;
+    /* the lowest failing rank speaks for all; its rc is the verdict (a
+     * maximum over ranks would lose the usual -1 next to a 0) */
+    int speaker = rc != 0 ? rank : size;
     MPI_Allreduce(MPI_IN_PLACE, &speaker, 1, MPI_INT, MPI_MIN, comm);
+    if (speaker == size) return 0;
+    int verdict = rc;
+    MPI_Bcast(&verdict, 1, MPI_INT, speaker, comm);
     char msg[1024];
     memset(msg, 0, sizeof msg);
     if (rank == speaker && err) snprintf(msg, sizeof msg, "%s", err);
     MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, speaker, comm);
     if (err && errlen) snprintf(err, errlen, "%s", msg);
-    return worst;
+    return verdict;
 }

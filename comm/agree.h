@@ -2,8 +2,8 @@
  *
  * An input or set-up error can be found on one rank only (a bad row on rank
  * 3, a file only rank 0 reads). Before acting on it all ranks agree: the
- * result is the largest rc, and the message of the lowest failing rank is
- * copied to every rank, so rank 0 prints it and all exit with the same code.
+ * result and the message are those of the lowest failing rank, copied to
+ * every rank, so rank 0 prints it and all exit with the same code.
  */
 #ifndef QMOL_AGREE_H
 #define QMOL_AGREE_H
@@ -11,10 +11,9 @@
 #include <mpi.h>
 #include <stddef.h>
 
-/* Collective over comm. Returns the maximum of rc over ranks; when it is
- * non-zero, err (errlen bytes on every rank) holds the message of the
- * lowest rank whose rc is that maximum (so a rank that only saw another
- * fail can pass a smaller rc and stay silent). */
+/* Collective over comm. Returns 0 when rc is 0 on every rank; otherwise the
+ * rc of the lowest rank whose rc is non-zero (any sign), and err (errlen bytes
+ * on every rank) holds that rank's message. */
 int comm_agree(MPI_Comm comm, int rc, char *err, size_t errlen);
 
 #endif

@@ -1,0 +1,27 @@
+/* part_block.c: boxes of a grid or ranges of ids (see part_block.h). */
+#include "part_block.h"
+
+#include "directory.h"
+#include "part_grid.h"
+
+int part_block_owners(const qmol_problem *p, MPI_Comm comm, int32_t *owner, int boxes[3]) {
+    int P, rank;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &rank);
+    int64_t first = dir_first(p->n, P, rank), count = dir_first(p->n, P, rank + 1) - first;
+    part_grid g;
+    int64_t parts[3];
+    int grid = part_grid_of(p, &g);
+    boxes[0] = boxes[1] = boxes[2] = 0;
+    if (grid && part_grid_split(&g, P, parts) == 0) {
+        for (int d = 0; d < 3; d++)
+            boxes[d] = (int)parts[d];
+        /* box numbering (x fastest) is the rank numbering */
+        for (int64_t k = 0; k < count; k++)
+            owner[k] = (int32_t)part_grid_box(&g, parts, first + k);
+        return 0;
+    }
+    for (int64_t k = 0; k < count; k++)
+        owner[k] = (int32_t)rank;
+    return grid;
+}

@@ -1,0 +1,186 @@
+/* part_metis.c: METIS on rank 0 (see part_metis.h). */
+#include "part_metis.h"
+
+#include "agree.h"
+#include "directory.h"
+
+#include <metis.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if IDXTYPEWIDTH == 32
+#define MPI_IDX MPI_INT32_T
+#else
+#define MPI_IDX MPI_INT64_T
+#endif
+
+#define WEIGHT_TOTAL_MAX ((int64_t)1 << 29)
+
+/* Collective: the divisor that brings the total of the count weights w (this
+ * rank's) down to WEIGHT_TOTAL_MAX, as a fraction num / den (1 / 1 if none
+ * is needed). */
+static void weight_scale(const int64_t *w, int64_t count, MPI_Comm comm, int64_t *num,
+                         int64_t *den) {
+    int64_t total = 0;
+    for (int64_t k = 0; k < count; k++)
+        total += w[k];
+    MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT64_T, MPI_SUM, comm);
+    *num = total > WEIGHT_TOTAL_MAX ? WEIGHT_TOTAL_MAX : 1;
+    *den = total > WEIGHT_TOTAL_MAX ? total : 1;
+}
+
+static idx_t scaled(int64_t w, int64_t num, int64_t den) {
+    int64_t s = (int64_t)((__int128)w * num / den);
+    return (idx_t)(s < 1 ? 1 : s);
+}
+
+static const char *metis_error(int rc) {
+    switch (rc) {
+    case METIS_ERROR_INPUT:
+        return "erroneous input";
+    case METIS_ERROR_MEMORY:
+        return "out of memory";
+    default:
+        return "an error";
+    }
+}
+
+/* The gathered graph on rank 0, and the per-rank counts to gather it. */
+typedef struct gathered {
+    idx_t *xadj, *adj, *ewgt, *vwgt, *part;
+    int32_t *owner;
+    int *vcount, *vdispl, *acount, *adispl;
+} gathered;
+
+static void gathered_free(gathered *h) {
+    free(h->xadj), free(h->adj), free(h->ewgt), free(h->vwgt), free(h->part), free(h->owner);
+    free(h->vcount), free(h->vdispl), free(h->acount), free(h->adispl);
+}
+
+/* Rank 0: room for the whole graph; other ranks: nothing. */
+static int gathered_alloc(gathered *h, int P, int64_t nv, int64_t nadj, int weighted) {
+    memset(h, 0, sizeof *h);
+    size_t v = (size_t)nv + 1, a = (size_t)(nadj ? nadj : 1);
+    h->xadj = malloc(v * sizeof *h->xadj);
+    h->adj = malloc(a * sizeof *h->adj);
+    h->ewgt = weighted ? malloc(a * sizeof *h->ewgt) : NULL;
+    h->vwgt = malloc(v * sizeof *h->vwgt);
+    h->part = malloc(v * sizeof *h->part);
+    h->owner = malloc(v * sizeof *h->owner);
+    h->vcount = malloc((size_t)P * sizeof *h->vcount);
+    h->vdispl = malloc((size_t)P * sizeof *h->vdispl);
+    h->acount = malloc((size_t)P * sizeof *h->acount);
+    h->adispl = malloc((size_t)P * sizeof *h->adispl);
+    return h->xadj && h->adj && (!weighted || h->ewgt) && h->vwgt && h->part && h->owner &&
+                   h->vcount && h->vdispl && h->acount && h->adispl
+               ? 0
+               : -1;
+}
+
+/* This rank's part of the graph in METIS types: degrees, neighbours, edge
+ * and vertex weights (scaled). */
+typedef struct local_part {
+    idx_t *deg, *adj, *ewgt, *vwgt;
+} local_part;
+
+static int local_alloc(local_part *l, const part_graph *g, MPI_Comm comm) {
+    int64_t nadj = g->xadj[g->count], n = g->count ? g->count : 1, a = nadj ? nadj : 1;
+    int64_t vnum, vden, anum, aden;
+    weight_scale(g->vwgt, g->count, comm, &vnum, &vden);
+    weight_scale(g->ewgt ? g->ewgt : g->xadj, g->ewgt ? nadj : 0, comm, &anum, &aden);
+    l->deg = malloc((size_t)n * sizeof *l->deg);
+    l->adj = malloc((size_t)a * sizeof *l->adj);
+    l->ewgt = g->ewgt ? malloc((size_t)a * sizeof *l->ewgt) : NULL;
+    l->vwgt = malloc((size_t)n * sizeof *l->vwgt);
+    if (!l->deg || !l->adj || (g->ewgt && !l->ewgt) || !l->vwgt) return -1;
+    for (int64_t u = 0; u < g->count; u++) {
+        l->deg[u] = (idx_t)(g->xadj[u + 1] - g->xadj[u]);
+        l->vwgt[u] = scaled(g->vwgt[u], vnum, vden);
+    }
+    for (int64_t k = 0; k < nadj; k++) {
+        l->adj[k] = (idx_t)g->adj[k];
+        if (l->ewgt) l->ewgt[k] = scaled(g->ewgt[k], anum, aden);
+    }
+    return 0;
+}
+
+static void local_free(local_part *l) {
+    free(l->deg), free(l->adj), free(l->ewgt), free(l->vwgt);
+}
+
+/* Rank 0: METIS_PartGraphKway on the gathered graph; h->owner gets the parts. */
+static int run_metis(gathered *h, int64_t nv, int P, char *err, size_t errlen) {
+    h->xadj[0] = 0;
+    for (int64_t u = 0; u < nv; u++)
+        h->xadj[u + 1] += h->xadj[u];
+    idx_t nvtxs = (idx_t)nv, ncon = 1, nparts = P, objval = 0;
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_SEED] = 1;
+    options[METIS_OPTION_CONTIG] = 0;
+    options[METIS_OPTION_NUMBERING] = 0;
+    int rc = METIS_PartGraphKway(&nvtxs, &ncon, h->xadj, h->adj, h->vwgt, NULL, h->ewgt, &nparts,
+                                 NULL, NULL, options, &objval, h->part);
+    if (rc != METIS_OK) {
+        snprintf(err, errlen, "METIS_PartGraphKway returned %s (%d) on a graph of %lld vertices",
+                 metis_error(rc), rc, (long long)nv);
+        return -1;
+    }
+    for (int64_t u = 0; u < nv; u++)
+        h->owner[u] = (int32_t)h->part[u];
+    return 0;
+}
+
+int part_metis(const part_graph *g, MPI_Comm comm, int32_t *owner, char *err, size_t errlen) {
+    int P, rank;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &rank);
+    int64_t nv = g->n, nadj = part_graph_adjacency(g, comm);
+    if (nv > PART_METIS_MAX || nadj > PART_METIS_MAX) {
+        snprintf(err, errlen,
+                 "a graph of %lld vertices and %lld adjacency entries is too big for METIS "
+                 "(at most %lld of each)",
+                 (long long)nv, (long long)nadj, (long long)PART_METIS_MAX);
+        return -1;
+    }
+    gathered h;
+    local_part l = {0};
+    int rc = local_alloc(&l, g, comm);
+    if (rank == 0) {
+        rc |= gathered_alloc(&h, P, nv, nadj, g->ewgt != NULL);
+    } else {
+        memset(&h, 0, sizeof h);
+    }
+    if (rc)
+        snprintf(err, errlen, "out of memory gathering a graph of %lld vertices for METIS",
+                 (long long)nv);
+    if (comm_agree(comm, rc, err, errlen)) {
+        local_free(&l), gathered_free(&h);
+        return -1;
+    }
+    int vc = (int)g->count, ac = (int)g->xadj[g->count];
+    MPI_Gather(&vc, 1, MPI_INT, h.vcount, 1, MPI_INT, 0, comm);
+    MPI_Gather(&ac, 1, MPI_INT, h.acount, 1, MPI_INT, 0, comm);
+    if (rank == 0) {
+        h.vdispl[0] = h.adispl[0] = 0;
+        for (int r = 1; r < P; r++) {
+            h.vdispl[r] = h.vdispl[r - 1] + h.vcount[r - 1];
+            h.adispl[r] = h.adispl[r - 1] + h.acount[r - 1];
+        }
+    }
+    /* degrees land in xadj[1..nv], summed into offsets by run_metis */
+    MPI_Gatherv(l.deg, vc, MPI_IDX, h.xadj ? h.xadj + 1 : NULL, h.vcount, h.vdispl, MPI_IDX, 0,
+                comm);
+    MPI_Gatherv(l.vwgt, vc, MPI_IDX, h.vwgt, h.vcount, h.vdispl, MPI_IDX, 0, comm);
+    MPI_Gatherv(l.adj, ac, MPI_IDX, h.adj, h.acount, h.adispl, MPI_IDX, 0, comm);
+    if (g->ewgt) MPI_Gatherv(l.ewgt, ac, MPI_IDX, h.ewgt, h.acount, h.adispl, MPI_IDX, 0, comm);
+    local_free(&l);
+    rc = rank == 0 ? run_metis(&h, nv, P, err, errlen) : 0;
+    if (comm_agree(comm, rc, err, errlen) == 0)
+        MPI_Scatterv(h.owner, h.vcount, h.vdispl, MPI_INT32_T, owner, vc, MPI_INT32_T, 0, comm);
+    else
+        rc = -1;
+    gathered_free(&h);
+    return rc;
+}

@@ -1,0 +1,732 @@
+/* partition_compute and partition_parse at 1-4 ranks.
+ *
+ * Every partition is checked to own each state exactly once with no rank
+ * empty, and its reported edge cut and imbalance are recomputed serially from
+ * all owners (gathered: the test problems are small). Bounds:
+ *   - METIS imbalance <= 1.03 + (largest vertex weight) / (mean part weight):
+ *     k-way METIS aims at 1.03 (default ufactor 30), and a part may be one
+ *     vertex above that. With unit weights this is <= 1.1 for every case here
+ *     (the smallest mean, heat3d's 60 states on 4 ranks, gives 1.097), which
+ *     is checked too.
+ *   - block imbalance on the 12 x 10 grid <= 1.2: the chosen splits (2x1, 3x1,
+ *     2x2) divide it exactly (1.0); in general a box split is within
+ *     prod ceil(dims / parts) / (n / P), which is checked as well.
+ *   - METIS edge cut <= 1.5 x the block cut on the 12 x 10 grid (P >= 2): the
+ *     box split is near optimal there, and METIS should match it.
+ *   - coarsened METIS: the same 1.03 + one super-vertex bound, with the largest
+ *     box as the vertex. On the 20 x 20 grid with coarsen_above = 100 (at most
+ *     25 boxes: 5 x 5 boxes of 4 x 4 cells) that is at most 1.03 + 16 / 100 =
+ *     1.19 < 1.3 for P <= 4, so imbalance <= 1.3 is checked there; with
+ *     coarsen_above = 50 (12 boxes of 30-35 cells) the bound is 1.38 at P = 4.
+ */
+#include "directory.h"
+#include "part_coarsen.h"
+#include "part_grid.h"
+#include "partition.h"
+#include "registry.h"
+#include "test_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int nranks(void) {
+    int P;
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    return P;
+}
+
+static int my_rank(void) {
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+/* A condition every rank must see true (so no rank leaves a collective
+ * sequence early while the others wait). */
+static int all_true(int ok) {
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return ok;
+}
+
+static qmol_problem make(const char *name, const char *const *sets, int nsets) {
+    const qmol_problem_def *def = registry_find(name);
+    assert_non_null(def);
+    double values[64];
+    char err[256];
+    qmol_problem p;
+    if (params_resolve(def, sets, nsets, values, err, sizeof err) ||
+        def->create(values, &p, err, sizeof err))
+        fail_msg("%s: %s", name, err);
+    return p;
+}
+
+static void drop(qmol_problem *p) {
+    if (p->destroy) p->destroy(p->data);
+}
+
+typedef struct test_case {
+    const char *name;
+    const char *sets[3];
+    int nsets;
+} test_case;
+
+static const test_case cases[] = {
+    {"heat2d", {"nx=12", "ny=10"}, 2},
+    {"adr1d", {"N=50"}, 1},
+    {"heat3d", {"nx=4", "ny=5", "nz=3"}, 3},
+};
+#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+
+static qmol_problem make_case(int c) {
+    return make(cases[c].name, cases[c].sets, cases[c].nsets);
+}
+
+static qmol_problem grid_20x20(void) {
+    return make("heat2d", (const char *[]){"nx=20", "ny=20"}, 2);
+}
+
+/* A partition: this rank's directory block of owners and the report. */
+typedef struct result {
+    int32_t *owner;
+    int64_t first, count;
+    partition_report rep;
+    int rc;
+    char err[512];
+} result;
+
+static result run(const qmol_problem *p, partition_options o) {
+    result r = {0};
+    r.first = dir_first(p->n, nranks(), my_rank());
+    r.count = dir_first(p->n, nranks(), my_rank() + 1) - r.first;
+    r.owner = malloc((size_t)(r.count ? r.count : 1) * sizeof *r.owner);
+    assert_non_null(r.owner);
+    r.rc = partition_compute(p, &o, MPI_COMM_WORLD, r.owner, &r.rep, r.err, sizeof r.err);
+    return r;
+}
+
+static result run_ok(const qmol_problem *p, partition_options o) {
+    result r = run(p, o);
+    if (r.rc) fail_msg("partition_compute: %s", r.err);
+    return r;
+}
+
+static partition_options opts(partition_kind kind) {
+    return (partition_options){.kind = kind};
+}
+
+/* All n owners on every rank. */
+static int32_t *all_owners(const qmol_problem *p, const result *r) {
+    int P = nranks();
+    int *counts = malloc((size_t)P * sizeof *counts), *displs = malloc((size_t)P * sizeof *displs);
+    int32_t *all = malloc((size_t)p->n * sizeof *all);
+    assert_true(counts && displs && all);
+    for (int k = 0; k < P; k++) {
+        displs[k] = (int)dir_first(p->n, P, k);
+        counts[k] = (int)(dir_first(p->n, P, k + 1) - displs[k]);
+    }
+    MPI_Allgatherv(r->owner, (int)r->count, MPI_INT32_T, all, counts, displs, MPI_INT32_T,
+                   MPI_COMM_WORLD);
+    free(counts), free(displs);
+    return all;
+}
+
+static int cmp_pair(const void *a, const void *b) {
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Undirected edges {i, j}, i != j, j in row(i) or i in row(j), counted once,
+ * whose ends have different owners. */
+static int64_t serial_cut(const qmol_problem *p, const int32_t *all) {
+    int64_t m = 0, cols[64];
+    int64_t *pairs = malloc((size_t)p->n * 64 * 2 * sizeof *pairs);
+    assert_non_null(pairs);
+    for (int64_t i = 0; i < p->n; i++) {
+        int s = p->row_size(p->data, i);
+        assert_true(s <= 64);
+        p->row(p->data, i, cols);
+        for (int k = 0; k < s; k++) {
+            if (cols[k] == i) continue;
+            pairs[2 * m] = i < cols[k] ? i : cols[k];
+            pairs[2 * m + 1] = i < cols[k] ? cols[k] : i;
+            m++;
+        }
+    }
+    qsort(pairs, (size_t)m, 2 * sizeof *pairs, cmp_pair);
+    int64_t cut = 0;
+    for (int64_t k = 0; k < m; k++) {
+        int dup = k > 0 && pairs[2 * k] == pairs[2 * k - 2] && pairs[2 * k + 1] == pairs[2 * k - 1];
+        if (!dup && all[pairs[2 * k]] != all[pairs[2 * k + 1]]) cut++;
+    }
+    free(pairs);
+    return cut;
+}
+
+/* Largest owned weight over the mean, weights as partition_options says. */
+static double serial_imbalance(const qmol_problem *p, const int32_t *all, int weight_by_row) {
+    int P = nranks();
+    double *w = calloc((size_t)P, sizeof *w), total = 0.0, most = 0.0;
+    assert_non_null(w);
+    for (int64_t i = 0; i < p->n; i++) {
+        int s = weight_by_row ? p->row_size(p->data, i) : 1;
+        w[all[i]] += s > 1 ? s : 1;
+        total += s > 1 ? s : 1;
+    }
+    for (int r = 0; r < P; r++)
+        most = w[r] > most ? w[r] : most;
+    free(w);
+    return most * P / total;
+}
+
+/* 1.03 + the largest vertex weight over the mean part weight. */
+static double metis_bound(const qmol_problem *p, int weight_by_row) {
+    double total = 0.0, most = 1.0;
+    for (int64_t i = 0; i < p->n; i++) {
+        int s = weight_by_row ? p->row_size(p->data, i) : 1;
+        double w = s > 1 ? s : 1;
+        total += w;
+        most = w > most ? w : most;
+    }
+    return 1.03 + most * nranks() / total;
+}
+
+/* Each state has one owner in [0, P), every rank owns some, the owned ids
+ * (directory_owned_ids) agree with the counts, and the report's edge cut and
+ * imbalance are those of the owners. */
+static void check_partition(const qmol_problem *p, const result *r, int weight_by_row) {
+    int P = nranks(), ok = 1;
+    int64_t *counts = calloc((size_t)P, sizeof *counts);
+    assert_non_null(counts);
+    for (int64_t k = 0; k < r->count; k++) {
+        if (r->owner[k] < 0 || r->owner[k] >= P)
+            ok = 0;
+        else
+            counts[r->owner[k]]++;
+    }
+    assert_true(all_true(ok));
+    MPI_Allreduce(MPI_IN_PLACE, counts, P, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    int64_t total = 0;
+    for (int k = 0; k < P; k++) {
+        if (counts[k] == 0) fail_msg("rank %d owns nothing", k);
+        total += counts[k];
+    }
+    assert_int_equal(total, p->n);
+    int64_t *ids;
+    int32_t count;
+    char err[256];
+    if (directory_owned_ids(p->n, r->owner, MPI_COMM_WORLD, &ids, &count, err, sizeof err))
+        fail_msg("%s", err);
+    int32_t *back = malloc((size_t)(count ? count : 1) * sizeof *back);
+    assert_non_null(back);
+    if (directory_lookup(p->n, r->owner, MPI_COMM_WORLD, ids, count, back, err, sizeof err))
+        fail_msg("%s", err);
+    ok = count == counts[my_rank()];
+    for (int32_t k = 0; k < count; k++)
+        ok &= back[k] == my_rank() && (k == 0 || ids[k] > ids[k - 1]);
+    assert_true(all_true(ok));
+    int32_t *all = all_owners(p, r);
+    assert_int_equal(r->rep.edge_cut, serial_cut(p, all));
+    assert_true(fabs(r->rep.imbalance - serial_imbalance(p, all, weight_by_row)) < 1e-12);
+    if (P == 1) assert_int_equal(r->rep.edge_cut, 0);
+    free(all), free(ids), free(back), free(counts);
+}
+
+/* Every rank's cells form one box: the bounding box of its cells holds exactly
+ * as many cells as it owns. */
+static void check_boxes(const qmol_problem *p, const result *r) {
+    part_grid g;
+    assert_true(part_grid_of(p, &g));
+    int64_t *ids;
+    int32_t count;
+    char err[256];
+    if (directory_owned_ids(p->n, r->owner, MPI_COMM_WORLD, &ids, &count, err, sizeof err))
+        fail_msg("%s", err);
+    int64_t lo[3] = {INT64_MAX, INT64_MAX, INT64_MAX}, hi[3] = {-1, -1, -1};
+    for (int32_t k = 0; k < count; k++) {
+        int64_t cell = ids[k] / g.components;
+        for (int d = 0; d < 3; d++) {
+            int64_t x = cell % g.dims[d];
+            cell /= g.dims[d];
+            lo[d] = x < lo[d] ? x : lo[d];
+            hi[d] = x > hi[d] ? x : hi[d];
+        }
+    }
+    int64_t volume = 1;
+    for (int d = 0; d < 3; d++)
+        volume *= hi[d] - lo[d] + 1;
+    assert_true(all_true(count > 0 && volume * g.components == count));
+    free(ids);
+}
+
+static void free_result(result *r) {
+    free(r->owner);
+}
+
+static void parse_values(void **state) {
+    (void)state;
+    partition_options o = {.kind = PARTITION_FILE, .coarsen_above = 7, .weight_by_row = 1};
+    char err[256];
+    assert_int_equal(partition_parse("metis", &o, err, sizeof err), 0);
+    assert_int_equal(o.kind, PARTITION_METIS);
+    assert_int_equal(o.coarsen_above, 7); /* untouched */
+    assert_int_equal(partition_parse("block", &o, err, sizeof err), 0);
+    assert_int_equal(o.kind, PARTITION_BLOCK);
+    const char *value = "file:/tmp/owners.txt";
+    assert_int_equal(partition_parse(value, &o, err, sizeof err), 0);
+    assert_int_equal(o.kind, PARTITION_FILE);
+    assert_ptr_equal(o.file, value + 5);
+    const char *bad[] = {"", "Metis", "blocks", "file", "file:", "metis ", "parmetis"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        err[0] = '\0';
+        if (partition_parse(bad[k], &o, err, sizeof err) == 0) fail_msg("accepted '%s'", bad[k]);
+        assert_non_null(strstr(err, "--partition"));
+        assert_non_null(strstr(err, "file:PATH"));
+    }
+    assert_int_equal(partition_parse(NULL, &o, err, sizeof err), -1);
+}
+
+static void block_and_metis_are_partitions(void **state) {
+    (void)state;
+    partition_kind kinds[] = {PARTITION_BLOCK, PARTITION_METIS};
+    for (int c = 0; c < NCASES; c++) {
+        qmol_problem p = make_case(c);
+        for (int k = 0; k < 2; k++)
+            for (int w = 0; w <= 1; w++) {
+                partition_options o = opts(kinds[k]);
+                o.weight_by_row = w;
+                result r = run_ok(&p, o);
+                check_partition(&p, &r, w);
+                assert_int_equal(r.rep.coarsened, 0);
+                assert_int_equal(r.rep.fallback, 0); /* >= 50 states for <= 4 ranks */
+                if (kinds[k] == PARTITION_METIS) {
+                    assert_true(r.rep.imbalance <= metis_bound(&p, w));
+                    if (!w) assert_true(r.rep.imbalance <= 1.1);
+                }
+                free_result(&r);
+            }
+        drop(&p);
+    }
+}
+
+static void metis_matches_block_on_grid(void **state) {
+    (void)state;
+    qmol_problem p = make_case(0);
+    result b = run_ok(&p, opts(PARTITION_BLOCK)), m = run_ok(&p, opts(PARTITION_METIS));
+    check_partition(&p, &b, 0);
+    check_partition(&p, &m, 0);
+    assert_true(b.rep.imbalance <= 1.2);
+    assert_int_equal(m.rep.fallback, 0);
+    assert_true(m.rep.imbalance <= 1.1);
+    if (nranks() >= 2) {
+        assert_true(b.rep.edge_cut > 0);
+        if ((double)m.rep.edge_cut > 1.5 * (double)b.rep.edge_cut)
+            fail_msg("METIS cut %lld, block cut %lld", (long long)m.rep.edge_cut,
+                     (long long)b.rep.edge_cut);
+    }
+    /* the box split of 12 x 10: 1x1, 2x1, 3x1, 2x2 */
+    static const int expect[5][3] = {{0}, {1, 1, 1}, {2, 1, 1}, {3, 1, 1}, {2, 2, 1}};
+    for (int d = 0; d < 3; d++)
+        assert_int_equal(b.rep.boxes[d], expect[nranks()][d]);
+    free_result(&b), free_result(&m);
+    drop(&p);
+}
+
+static void block_is_boxes(void **state) {
+    (void)state;
+    for (int c = 0; c < NCASES; c++) {
+        qmol_problem p = make_case(c);
+        result r = run_ok(&p, opts(PARTITION_BLOCK));
+        check_partition(&p, &r, 0);
+        check_boxes(&p, &r);
+        assert_int_equal(r.rep.fallback, 0);
+        part_grid g;
+        assert_true(part_grid_of(&p, &g));
+        /* ranks per dimension multiply to P; boxes as even as possible */
+        double biggest = 1.0;
+        for (int d = 0; d < 3; d++)
+            biggest *= (double)((g.dims[d] + r.rep.boxes[d] - 1) / r.rep.boxes[d]);
+        assert_int_equal(r.rep.boxes[0] * r.rep.boxes[1] * r.rep.boxes[2], nranks());
+        assert_true(r.rep.imbalance <= biggest * nranks() / (double)p.n + 1e-12);
+        free_result(&r);
+        drop(&p);
+    }
+}
+
+static void grid_split_minimises_surface(void **state) {
+    (void)state;
+    part_grid square = {2, {1000, 1000, 1}, 1}, tall = {2, {100, 1000, 1}, 1};
+    part_grid small = {2, {2, 2, 1}, 1}, cube = {3, {8, 8, 8}, 1};
+    int64_t parts[3];
+    assert_int_equal(part_grid_split(&square, 4, parts), 0);
+    assert_true(parts[0] == 2 && parts[1] == 2 && parts[2] == 1);
+    assert_int_equal(part_grid_split(&square, 3, parts), 0);
+    assert_true(parts[0] == 3 && parts[1] == 1);
+    assert_int_equal(part_grid_split(&tall, 3, parts), 0);
+    assert_true(parts[0] == 1 && parts[1] == 3); /* along the longest dimension */
+    assert_int_equal(part_grid_split(&cube, 8, parts), 0);
+    assert_true(parts[0] == 2 && parts[1] == 2 && parts[2] == 2);
+    assert_int_equal(part_grid_split(&small, 3, parts), -1); /* 3 slabs of 2 cells: none fit */
+}
+
+static void non_grid_block_is_id_ranges(void **state) {
+    (void)state;
+    qmol_problem p = make_case(0);
+    p.ndims = 0; /* the same rows, no geometry */
+    result r = run_ok(&p, opts(PARTITION_BLOCK));
+    check_partition(&p, &r, 0);
+    int ok = 1;
+    for (int64_t k = 0; k < r.count; k++)
+        ok &= r.owner[k] == my_rank();
+    assert_true(all_true(ok));
+    assert_true(r.rep.boxes[0] == 0 && r.rep.boxes[1] == 0 && r.rep.boxes[2] == 0);
+    free_result(&r);
+    drop(&p);
+}
+
+/* Every super-vertex of the map partition.c uses has one owner. Returns
+ * 1.03 + the largest super-vertex over the mean part (unit weights). */
+static double check_super_vertices(const qmol_problem *p, const result *r, int64_t coarsen_above) {
+    int64_t target = coarsen_above / 4 > nranks() ? coarsen_above / 4 : nranks();
+    part_coarse_map m;
+    part_coarse_map_init(p, target, &m);
+    assert_int_equal(m.nc, r->rep.coarse_vertices);
+    assert_true(m.nc <= target);
+    int32_t *all = all_owners(p, r), *box = malloc((size_t)m.nc * sizeof *box);
+    assert_non_null(box);
+    for (int64_t b = 0; b < m.nc; b++)
+        box[b] = -1;
+    for (int64_t i = 0; i < p->n; i++) {
+        int64_t b = part_coarse_of(&m, i);
+        if (box[b] < 0) box[b] = all[i];
+        if (box[b] != all[i]) fail_msg("super-vertex %lld split between ranks", (long long)b);
+    }
+    int64_t *size = calloc((size_t)m.nc, sizeof *size), largest = 0;
+    assert_non_null(size);
+    for (int64_t i = 0; i < p->n; i++)
+        size[part_coarse_of(&m, i)]++;
+    for (int64_t b = 0; b < m.nc; b++)
+        largest = size[b] > largest ? size[b] : largest;
+    free(all), free(box), free(size);
+    return 1.03 + (double)largest * nranks() / (double)p->n;
+}
+
+static void coarsened_metis(void **state) {
+    (void)state;
+    qmol_problem p = grid_20x20();
+    partition_options o = opts(PARTITION_METIS);
+    for (o.coarsen_above = 50; o.coarsen_above <= 100; o.coarsen_above += 50) {
+        result a = run_ok(&p, o), b = run_ok(&p, o);
+        check_partition(&p, &a, 0);
+        assert_int_equal(a.rep.coarsened, nranks() > 1);
+        if (nranks() > 1) {
+            double bound = check_super_vertices(&p, &a, o.coarsen_above);
+            assert_int_equal(a.rep.fallback, 0);
+            assert_true(a.rep.imbalance <= bound);
+            if (o.coarsen_above == 100) assert_true(a.rep.imbalance <= 1.3);
+        }
+        /* the same partition again */
+        assert_true(all_true(memcmp(a.owner, b.owner, (size_t)a.count * sizeof *a.owner) == 0));
+        assert_int_equal(a.rep.edge_cut, b.rep.edge_cut);
+        free_result(&a), free_result(&b);
+    }
+    /* weighted rows, and id blocks when the grid is hidden */
+    o.coarsen_above = 50;
+    o.weight_by_row = 1;
+    result w = run_ok(&p, o);
+    check_partition(&p, &w, 1);
+    p.ndims = 0;
+    o.weight_by_row = 0;
+    result ids = run_ok(&p, o);
+    check_partition(&p, &ids, 0);
+    assert_int_equal(ids.rep.coarsened, nranks() > 1);
+    if (nranks() > 1) check_super_vertices(&p, &ids, o.coarsen_above);
+    free_result(&w), free_result(&ids);
+    drop(&p);
+}
+
+static void metis_is_deterministic(void **state) {
+    (void)state;
+    qmol_problem p = make_case(2);
+    result a = run_ok(&p, opts(PARTITION_METIS)), b = run_ok(&p, opts(PARTITION_METIS));
+    assert_true(all_true(memcmp(a.owner, b.owner, (size_t)a.count * sizeof *a.owner) == 0));
+    free_result(&a), free_result(&b);
+    drop(&p);
+}
+
+/* States that read only themselves: a graph without edges. */
+static int self_row_size(const void *data, int64_t i) {
+    (void)data, (void)i;
+    return 1;
+}
+static void self_row(const void *data, int64_t i, int64_t *cols) {
+    (void)data;
+    cols[0] = i;
+}
+/* State 37 reads state 40 of 40: a row out of range. */
+static int bad_row_size(const void *data, int64_t i) {
+    (void)data;
+    return i == 37 ? 2 : 1;
+}
+static void bad_row(const void *data, int64_t i, int64_t *cols) {
+    (void)data;
+    cols[0] = i;
+    if (i == 37) cols[1] = 40;
+}
+
+static void graph_without_edges(void **state) {
+    (void)state;
+    qmol_problem p = {.n = 40, .row_size = self_row_size, .row = self_row, .components = 1};
+    for (int k = 0; k < 2; k++) {
+        result r = run_ok(&p, opts(k ? PARTITION_METIS : PARTITION_BLOCK));
+        check_partition(&p, &r, 0);
+        assert_int_equal(r.rep.edge_cut, 0);
+        free_result(&r);
+    }
+}
+
+/* Two states per cell of an 8 x 6 grid: each reads both states of its cell
+ * and the same component of its 4 neighbours. */
+enum { CELLS_X = 8, CELLS_Y = 6 };
+
+static int pair_row(const void *data, int64_t i, int64_t *cols) {
+    (void)data;
+    int64_t cell = i / 2, c = i % 2, ix = cell % CELLS_X, iy = cell / CELLS_X;
+    int n = 0;
+    cols[n++] = 2 * cell, cols[n++] = 2 * cell + 1;
+    if (ix > 0) cols[n++] = 2 * (cell - 1) + c;
+    if (ix < CELLS_X - 1) cols[n++] = 2 * (cell + 1) + c;
+    if (iy > 0) cols[n++] = 2 * (cell - CELLS_X) + c;
+    if (iy < CELLS_Y - 1) cols[n++] = 2 * (cell + CELLS_X) + c;
+    return n;
+}
+static int pair_row_size(const void *data, int64_t i) {
+    int64_t cols[6];
+    return pair_row(data, i, cols);
+}
+static void pair_row_cols(const void *data, int64_t i, int64_t *cols) {
+    pair_row(data, i, cols);
+}
+
+/* Both components of every cell have the same owner. */
+static void check_cells_whole(const qmol_problem *p, const result *r) {
+    int32_t *all = all_owners(p, r);
+    for (int64_t cell = 0; cell < p->n / 2; cell++)
+        if (all[2 * cell] != all[2 * cell + 1]) fail_msg("cell %lld split", (long long)cell);
+    free(all);
+}
+
+static void components_stay_together(void **state) {
+    (void)state;
+    qmol_problem p = {.n = 2 * CELLS_X * CELLS_Y,
+                      .row_size = pair_row_size,
+                      .row = pair_row_cols,
+                      .ndims = 2,
+                      .dims = {CELLS_X, CELLS_Y, 1},
+                      .components = 2};
+    result b = run_ok(&p, opts(PARTITION_BLOCK));
+    check_partition(&p, &b, 0);
+    check_boxes(&p, &b);
+    check_cells_whole(&p, &b);
+    partition_options o = opts(PARTITION_METIS);
+    o.coarsen_above = 40; /* at most max(10, P) boxes of whole cells */
+    result m = run_ok(&p, o);
+    check_partition(&p, &m, 0);
+    check_cells_whole(&p, &m);
+    if (nranks() > 1) check_super_vertices(&p, &m, o.coarsen_above);
+    free_result(&b), free_result(&m);
+}
+
+/* A 2 x 2 grid has no box split for 3 ranks: id ranges, reported. */
+static void block_without_box_split(void **state) {
+    (void)state;
+    qmol_problem p = make("heat2d", (const char *[]){"nx=2", "ny=2"}, 2);
+    result r = run_ok(&p, opts(PARTITION_BLOCK));
+    check_partition(&p, &r, 0);
+    assert_int_equal(r.rep.fallback, nranks() == 3);
+    if (nranks() == 3) {
+        int ok = 1;
+        for (int64_t k = 0; k < r.count; k++)
+            ok &= r.owner[k] == my_rank();
+        assert_true(all_true(ok));
+        assert_int_equal(r.rep.boxes[0], 0);
+    } else {
+        check_boxes(&p, &r);
+    }
+    free_result(&r);
+    drop(&p);
+}
+
+/* partition_compute fails on every rank with the message want. */
+static void refused(const qmol_problem *p, partition_options o, const char *want) {
+    result r = run(p, o);
+    char root[512];
+    memcpy(root, r.err, sizeof root);
+    MPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (r.rc != -1) fail_msg("accepted (rc %d), expected \"%s\"", r.rc, want);
+    if (strcmp(r.err, want) != 0) fail_msg("message \"%s\", expected \"%s\"", r.err, want);
+    assert_string_equal(r.err, root);
+    free_result(&r);
+}
+
+static void bad_requests(void **state) {
+    (void)state;
+    char want[256];
+    qmol_problem bad = {.n = 40, .row_size = bad_row_size, .row = bad_row, .components = 1};
+    refused(&bad, opts(PARTITION_METIS), "row 37 reads state 40, outside [0, 40)");
+    if (nranks() >= 2) {
+        char n[32];
+        snprintf(n, sizeof n, "N=%d", nranks() - 1);
+        qmol_problem few = make("heat1d", (const char *[]){n}, 1);
+        snprintf(want, sizeof want, "%d ranks for %d states: use at most %d ranks", nranks(),
+                 nranks() - 1, nranks() - 1);
+        refused(&few, opts(PARTITION_BLOCK), want);
+        drop(&few);
+    }
+    qmol_problem p = make_case(1);
+    partition_options o = opts(PARTITION_METIS);
+    o.coarsen_above = -1;
+    refused(&p, o, "coarsen_above is -1: it must be >= 0 (0: the default 20000000)");
+    drop(&p);
+}
+
+/* A file name unique to this run: rank 0's pid, broadcast. */
+static void temp_path(char *path, size_t len, const char *tag) {
+    int pid = (int)getpid();
+    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    snprintf(path, len, "/tmp/qmol_mpi_partition_%d_%s.txt", pid, tag);
+}
+
+/* Rank 0 writes lines[0..count) (one per line) to path. */
+static void write_lines(const char *path, const char *const *lines, int64_t count) {
+    if (my_rank() == 0) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        for (int64_t k = 0; k < count; k++)
+            fprintf(f, "%s\n", lines[k]);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void remove_file(const char *path) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (my_rank() == 0) remove(path);
+}
+
+/* Owner lines for n states: state i on rank (i / 7) % P. */
+static char **owner_lines(int64_t n) {
+    char **lines = malloc((size_t)(n + 1) * sizeof *lines);
+    assert_non_null(lines);
+    for (int64_t i = 0; i <= n; i++) {
+        lines[i] = malloc(16);
+        assert_non_null(lines[i]);
+        snprintf(lines[i], 16, "%d", (int)((i / 7) % nranks()));
+    }
+    return lines;
+}
+
+static void free_lines(char **lines, int64_t n) {
+    for (int64_t i = 0; i <= n; i++)
+        free(lines[i]);
+    free(lines);
+}
+
+static void file_round_trip(void **state) {
+    (void)state;
+    qmol_problem p = make_case(1); /* 50 states: (i / 7) % P leaves no rank empty */
+    char path[256];
+    temp_path(path, sizeof path, "good");
+    char **lines = owner_lines(p.n);
+    write_lines(path, (const char *const *)lines, p.n);
+    partition_options o = opts(PARTITION_FILE);
+    o.file = path;
+    result r = run_ok(&p, o);
+    check_partition(&p, &r, 0);
+    int ok = 1;
+    for (int64_t k = 0; k < r.count; k++)
+        ok &= r.owner[k] == ((r.first + k) / 7) % nranks();
+    assert_true(all_true(ok));
+    free_result(&r);
+    free_lines(lines, p.n);
+    remove_file(path);
+    drop(&p);
+}
+
+/* A file made of lines is refused on every rank with the message want
+ * (PATH in want stands for the file's path). */
+static void file_refused(const qmol_problem *p, const char *tag, const char *const *lines,
+                         int64_t count, const char *want) {
+    char path[256], message[512];
+    temp_path(path, sizeof path, tag);
+    write_lines(path, lines, count);
+    const char *at = strstr(want, "PATH");
+    if (at)
+        snprintf(message, sizeof message, "%.*s%s%s", (int)(at - want), want, path, at + 4);
+    else
+        snprintf(message, sizeof message, "%s", want);
+    partition_options o = opts(PARTITION_FILE);
+    o.file = path;
+    refused(p, o, message);
+    remove_file(path);
+}
+
+static void file_errors(void **state) {
+    (void)state;
+    qmol_problem p = make_case(1);
+    int P = nranks();
+    char **lines = owner_lines(p.n), want[256];
+    const char *const *l = (const char *const *)lines;
+    file_refused(&p, "short", l, p.n - 1,
+                 "PATH has 49 lines, expected n = 50, one owner per state");
+    file_refused(&p, "long", l, p.n + 1, "PATH has 51 lines, expected n = 50, one owner per state");
+    snprintf(lines[2], 16, "x3");
+    file_refused(&p, "word", l, p.n,
+                 "PATH line 3: 'x3' is not an integer (one owner rank per line)");
+    snprintf(lines[2], 16, "%s", "");
+    file_refused(&p, "blank", l, p.n,
+                 "PATH line 3: '' is not an integer (one owner rank per line)");
+    snprintf(lines[2], 16, "0");
+    snprintf(lines[4], 16, "%d", P);
+    snprintf(want, sizeof want, "PATH line 5: owner %d is outside [0, %d) for %d ranks", P, P, P);
+    file_refused(&p, "range", l, p.n, want);
+    snprintf(lines[4], 16, "-1");
+    snprintf(want, sizeof want, "PATH line 5: owner -1 is outside [0, %d) for %d ranks", P, P);
+    file_refused(&p, "negative", l, p.n, want);
+    if (P >= 2) {
+        for (int64_t i = 0; i < p.n; i++)
+            snprintf(lines[i], 16, "0");
+        snprintf(want, sizeof want, "partition in PATH leaves rank 1 without states");
+        file_refused(&p, "empty", l, p.n, want);
+    }
+    partition_options o = opts(PARTITION_FILE);
+    o.file = "/nonexistent/qmol/owners.txt";
+    refused(&p, o,
+            "cannot open partition file /nonexistent/qmol/owners.txt: "
+            "No such file or directory");
+    free_lines(lines, p.n);
+    drop(&p);
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parse_values),
+        cmocka_unit_test(block_and_metis_are_partitions),
+        cmocka_unit_test(metis_matches_block_on_grid),
+        cmocka_unit_test(block_is_boxes),
+        cmocka_unit_test(grid_split_minimises_surface),
+        cmocka_unit_test(non_grid_block_is_id_ranges),
+        cmocka_unit_test(coarsened_metis),
+        cmocka_unit_test(metis_is_deterministic),
+        cmocka_unit_test(graph_without_edges),
+        cmocka_unit_test(components_stay_together),
+        cmocka_unit_test(block_without_box_split),
+        cmocka_unit_test(bad_requests),
+        cmocka_unit_test(file_round_trip),
+        cmocka_unit_test(file_errors),
+    };
+    return QMOL_RUN_TESTS(argc, argv, tests);
+}
