@@ -1,6 +1,8 @@
 /* config.c: `qmol run` options and INI files (see config.h). */
 #include "config.h"
 
+#include "partition.h"
+
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -29,6 +31,8 @@ void config_usage(void) {
            "  --linsol S            CVODE linear solver: auto (default: band for narrow\n"
            "                        1D rows, spgmr for 2D/3D grids, else klu), klu, band, spgmr\n"
            "  --max-order N         CVODE BDF maximum order, 1..5 (default 5)\n"
+           "  --partition P         several ranks: metis (default), block, file:PATH\n"
+           "  --coarsen-above N     METIS on a coarsened graph above N states (default 2e7)\n"
            "  --window DT           several ranks: fixed exchange window (default: adaptive)\n"
            "  --window-min DT       adaptive windows: shortest (default 1e-6 (tf - t0))\n"
            "  --window-max DT       adaptive windows: longest (default (tf - t0) / K)\n"
@@ -38,9 +42,9 @@ void config_usage(void) {
 /* The options that apply() knows, by name without "--": each is also a [run]
  * key of an INI file, except "set" (INI files use a [problem] section). */
 static const char *const option_names[] = {
-    "problem", "set",     "method",    "tol",        "abstol",    "tf",
-    "samples", "output",  "overwrite", "jacobian",   "linsol",    "max-order",
-    "quiet",   "verbose", "window",    "window-min", "window-max"};
+    "problem", "set",        "method",     "tol",       "abstol",       "tf",    "samples",
+    "output",  "overwrite",  "jacobian",   "linsol",    "max-order",    "quiet", "verbose",
+    "window",  "window-min", "window-max", "partition", "coarsen-above"};
 #define NOPTIONS (sizeof option_names / sizeof option_names[0])
 
 static int known_option(const char *key) {
@@ -178,6 +182,17 @@ static int apply(run_config *c, const char *key, const char *value, const char *
     } else if (!strcmp(key, "output")) {
         if (!*value) return failf(err, errlen, "%s: empty output path", where);
         if (set_string(&c->output, value)) return failf(err, errlen, "out of memory");
+    } else if (!strcmp(key, "partition")) {
+        partition_options po;
+        char why[256];
+        if (partition_parse(value, &po, why, sizeof why) != 0)
+            return failf(err, errlen, "%s%s%s: %s", where, sep, value, why);
+        if (set_string(&c->partition, value)) return failf(err, errlen, "out of memory");
+    } else if (!strcmp(key, "coarsen-above")) {
+        if (parse_count(value, 1, INT64_MAX / 2, &count) != 0)
+            return failf(err, errlen, "%s%s%s: must be a whole number >= 1 (states)", where, sep,
+                         value);
+        c->coarsen_above = count;
     } else if (!strcmp(key, "overwrite") || !strcmp(key, "quiet") || !strcmp(key, "verbose")) {
         int *flag = key[0] == 'o' ? &c->overwrite : key[0] == 'q' ? &c->quiet : &c->verbose;
         if (parse_bool(value, flag) != 0)
@@ -386,6 +401,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
 
 void config_free(run_config *c) {
     free(c->problem);
+    free(c->partition);
     free(c->output);
     for (int k = 0; k < c->nsets; k++) {
         free(c->sets[k]);

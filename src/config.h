@@ -34,6 +34,8 @@ typedef struct run_config {
     linsol_id linsol;
     int max_order;
     double window, window_min, window_max; /* 0: adaptive / defaults */
+    char *partition;                       /* --partition value, NULL: metis */
+    int64_t coarsen_above;                 /* 0: the partitioner's default */
     int quiet, verbose;
 } run_config;
 

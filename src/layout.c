@@ -25,17 +25,16 @@ halo_plan *layout_halo(run_layout *l) {
     return l->size > 1 ? &l->halo : NULL;
 }
 
-int layout_build(run_layout *l, const qmol_problem *p, MPI_Comm comm, char *err, size_t errlen) {
+int layout_build(run_layout *l, const qmol_problem *p, const partition_options *po, MPI_Comm comm,
+                 char *err, size_t errlen) {
     memset(l, 0, sizeof *l);
     l->comm = comm;
     MPI_Comm_rank(comm, &l->rank);
     MPI_Comm_size(comm, &l->size);
+    l->kind = "single";
     if (l->size == 1) return model_build(&l->m, p, err, errlen);
-    if (p->n < l->size) {
-        snprintf(err, errlen, "%d ranks for n = %lld states: use at most %lld ranks", l->size,
-                 (long long)p->n, (long long)p->n);
-        return -1;
-    }
+    static const char *const kinds[] = {"metis", "block", "file"};
+    l->kind = kinds[po->kind];
     double w0 = wallclock_seconds();
     int64_t first = dir_first(p->n, l->size, l->rank);
     int64_t len = dir_first(p->n, l->size, l->rank + 1) - first;
@@ -46,8 +45,11 @@ int layout_build(run_layout *l, const qmol_problem *p, MPI_Comm comm, char *err,
         layout_free(l);
         return -1;
     }
-    for (int64_t k = 0; k < len; k++)
-        l->owner_block[k] = l->rank;
+    if (partition_compute(p, po, comm, l->owner_block, &l->report, err, errlen)) {
+        layout_free(l);
+        return -1;
+    }
+    if (l->report.fallback && po->kind == PARTITION_METIS) l->kind = "block";
     if (directory_owned_ids(p->n, l->owner_block, comm, &l->owned, &l->n_owned, err, errlen)) {
         layout_free(l);
         return -1;

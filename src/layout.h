@@ -8,6 +8,7 @@
 
 #include "halo.h"
 #include "model.h"
+#include "partition.h"
 #include "redistribute.h"
 
 #include <mpi.h>
@@ -22,13 +23,16 @@ typedef struct run_layout {
     redistribute_plan to_blocks; /* size > 1 only */
     double *block;               /* size > 1: this rank's output block */
     model m;                     /* the (local) model */
+    partition_report report;     /* size > 1 */
+    const char *kind;            /* "single", "metis", "block" or "file" */
     double wall_partition;
 } run_layout;
 
-/* Collective. Partitions p over comm (every rank gets a contiguous block of
- * ids for now), builds the halo and the local model. Returns 0, or -1 with
- * err set (the same message on every rank). */
-int layout_build(run_layout *l, const qmol_problem *p, MPI_Comm comm, char *err, size_t errlen);
+/* Collective. Partitions p over comm as po says, builds the halo and the
+ * local model. Returns 0, or -1 with err set (the same message on every
+ * rank). */
+int layout_build(run_layout *l, const qmol_problem *p, const partition_options *po, MPI_Comm comm,
+                 char *err, size_t errlen);
 void layout_free(run_layout *l);
 
 /* The halo plan for the integrators, or NULL on one rank. */

@@ -72,6 +72,18 @@ static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
     return h5out_sample(s->out, k, t, l->block);
 }
 
+/* Start-up report of the partition's quality (collective; rank 0 prints). */
+static void print_partition(run_layout *l) {
+    int64_t v[3] = {l->halo.n_ghost, halo_boundary_count(&l->halo), l->n_owned};
+    MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_MAX, l->comm);
+    if (l->rank == 0)
+        printf("qmol: partition %s over %d ranks: edge cut %lld, imbalance %.3f, max per rank: "
+               "%lld owned, %lld ghosts, %lld boundary states%s\n",
+               l->kind, l->size, (long long)l->report.edge_cut, l->report.imbalance,
+               (long long)v[2], (long long)v[0], (long long)v[1],
+               l->report.coarsened ? " (METIS on a coarsened graph)" : "");
+}
+
 /* Totals over ranks for the summary: counters summed, wall times the maximum
  * (the file's /stats is reduced the same way by the writer). */
 static void reduce_stats(const qmol_stats *mine, qmol_stats *all, MPI_Comm comm) {
@@ -105,9 +117,7 @@ static int write_partition(h5out *out, run_layout *l, int64_t n, char *err, size
                             .ghosts = l->halo.n_ghost,
                             .boundary = halo_boundary_count(&l->halo),
                             .weight = (double)l->n_owned};
-    int64_t cut = l->halo.edge_entries;
-    MPI_Allreduce(MPI_IN_PLACE, &cut, 1, MPI_INT64_T, MPI_SUM, l->comm);
-    return h5out_partition(out, l->owner_block, &mine, cut, "block", err, errlen);
+    return h5out_partition(out, l->owner_block, &mine, l->report.edge_cut, l->kind, err, errlen);
 }
 
 static void print_summary(const run_config *c, const qmol_problem *p, const char *path,
@@ -234,11 +244,19 @@ int run_execute(const run_config *cin) {
             size);
         goto done;
     }
-    if (layout_build(&layout, &prob, comm, err, sizeof err) != 0) {
+    partition_options po = {.kind = PARTITION_METIS,
+                            .coarsen_above = c.coarsen_above,
+                            .weight_by_row = c.method != METHOD_CVODE};
+    if (c.partition && partition_parse(c.partition, &po, err, sizeof err) != 0) {
+        SAY("qmol: error: --partition %s: %s\n", c.partition, err);
+        goto done;
+    }
+    if (layout_build(&layout, &prob, &po, comm, err, sizeof err) != 0) {
         SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
     model *mp = &layout.m;
+    if (size > 1 && !c.quiet) print_partition(&layout);
     if (c.linsol == LINSOL_AUTO) c.linsol = cvode_choose_linsol(mp);
     integrator_options o = {.method = c.method,
                             .reltol = c.reltol,
