@@ -1,0 +1,11 @@
+# Distributed runs end to end (tests/mpi_runs.py): each problem at P = 1..4
+# ranks for LIQSS2, mLIQSS2 and QSS2: completes, error within 1.5 x the P = 1
+# error + tol/10, bit-identical on a repeated run.
+string(REPLACE ";" " " QMOL_MPIEXEC_STRING "${QMOL_MPIEXEC}")
+foreach(problem heat2d heat3d adr2d)
+  add_test(NAME mpi.runs.${problem}
+    COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/mpi_runs.py ${problem}
+            --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+            --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
+  set_tests_properties(mpi.runs.${problem} PROPERTIES TIMEOUT 600 PROCESSORS 2)
+endforeach()

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Distributed runs end to end (issue acceptance): `qmol run` under mpiexec at
+P = 1..4 ranks for one problem and several methods. For every P the run must
+complete, its error (against the exact semi-discrete solution for the heat
+problems, against a tight single-rank CVODE run otherwise) must be at most
+1.5 x the P = 1 error + tol/10, and a repeated run with the same P and
+partition must give bit-identical /time and /states.
+
+usage: mpi_runs.py PROBLEM --qmol BIN --mpiexec "mpiexec --oversubscribe ..."
+                   --scratch DIR [--methods liqss2,mliqss2,qss2] [--ranks 1,2,3,4]
+"""
+import argparse
+import math
+import os
+import shlex
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+CASES = {
+    # problem: (--set assignments, tf or None for the problem's default, tol)
+    "heat2d": (["nx=16", "ny=12"], None, 1e-3),
+    "heat3d": (["nx=6", "ny=5", "nz=4"], None, 1e-3),
+    "adr2d": (["nx=24", "ny=24"], 1.0, 1e-3),
+}
+SAMPLES = 5
+
+
+def attr(f, name):
+    v = f.attrs[name]
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def heat_exact(f):
+    """x(t) = A prod_d sin(k_d pi x_d / L) exp(-lambda t) at the grid nodes,
+    lambda = d sum_d (4/h_d^2) sin^2(k_d pi h_d / (2L)) (problems/heat.c)."""
+    dims = [int(v) for v in attr(f, "dims")]
+    origin, spacing = attr(f, "origin"), attr(f, "spacing")
+    d, length, amp = (float(attr(f, "param." + k)) for k in ("d", "L", "A"))
+    modes = [float(attr(f, "param.k" + "xyz"[i])) for i in range(len(dims))]
+    lam, shape = 0.0, 1.0
+    for i, (nd, o, h, k) in enumerate(zip(dims, origin, spacing, modes)):
+        x = o + h * np.arange(nd)
+        lam += d * 4.0 / h ** 2 * math.sin(k * math.pi * h / (2.0 * length)) ** 2
+        s = np.sin(k * math.pi * x / length)
+        # state id = ix + nx (iy + ny iz): dimension 0 varies fastest
+        shape = np.multiply.outer(s, shape) if i else s
+    x0 = np.asarray(shape).reshape(-1)
+    t = f["time"][()]
+    return amp * x0[None, :] * np.exp(-lam * t)[:, None]
+
+
+def run(args, np_, method, out, extra=()):
+    sets, tf, tol = CASES[args.problem]
+    cmd = shlex.split(args.mpiexec) + ["-n", str(np_), args.qmol, "run", "--problem",
+                                       args.problem, "--method", method, "--tol", repr(tol),
+                                       "--samples", str(SAMPLES), "--output", out,
+                                       "--overwrite", "--quiet"]
+    for s in sets:
+        cmd += ["--set", s]
+    if tf is not None:
+        cmd += ["--tf", repr(tf)]
+    cmd += list(extra)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        raise RuntimeError("%s\nexit %d\n%s%s" % (" ".join(cmd), p.returncode, p.stdout,
+                                                 p.stderr))
+    with h5py.File(out, "r") as f:
+        return f["time"][()], f["states"][()], f
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("problem", choices=sorted(CASES))
+    ap.add_argument("--qmol", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--scratch", required=True)
+    ap.add_argument("--methods", default="liqss2,mliqss2,qss2")
+    ap.add_argument("--ranks", default="1,2,3,4")
+    args = ap.parse_args()
+    scratch = os.path.join(args.scratch, args.problem)
+    os.makedirs(scratch, exist_ok=True)
+    tol = CASES[args.problem][2]
+    ranks = [int(r) for r in args.ranks.split(",")]
+    failures = []
+
+    reference = None
+    if not args.problem.startswith("heat"):
+        ref_path = os.path.join(scratch, "ref.h5")
+        run(args, 1, "cvode", ref_path, ["--tol", "1e-9", "--abstol", "1e-11"])
+        with h5py.File(ref_path, "r") as f:
+            reference = f["states"][()]
+
+    def error(path):
+        with h5py.File(path, "r") as f:
+            x = f["states"][()]
+            ref = heat_exact(f) if reference is None else reference
+        if reference is None:
+            return float(np.abs(x - ref).max()), "max error"
+        return float(np.sqrt(((x - ref) ** 2).sum() / (ref ** 2).sum())), "e_rr"
+
+    for method in args.methods.split(","):
+        base = None
+        for np_ in ranks:
+            path = os.path.join(scratch, "%s-np%d.h5" % (method, np_))
+            try:
+                t1, x1, _ = run(args, np_, method, path)
+                err, what = error(path)
+                again = os.path.join(scratch, "%s-np%d-again.h5" % (method, np_))
+                t2, x2, _ = run(args, np_, method, again)
+            except (RuntimeError, subprocess.TimeoutExpired) as exc:
+                failures.append("%s P=%d: run failed: %s" % (method, np_, exc))
+                continue
+            if base is None:
+                base = err
+            bound = 1.5 * base + tol / 10.0
+            status = "ok" if err <= bound else "FAIL"
+            print("%-8s P=%d  %s %.3e  (bound %.3e)  %s" % (method, np_, what, err, bound,
+                                                            status))
+            if err > bound:
+                failures.append("%s P=%d: %s %.3e > 1.5 x P=1 (%.3e) + tol/10" %
+                                (method, np_, what, err, base))
+            if not (np.array_equal(t1, t2) and np.array_equal(x1, x2)):
+                failures.append("%s P=%d: repeated run differs (max |diff| %.3e)" %
+                                (method, np_, float(np.abs(x1 - x2).max())))
+    for msg in failures:
+        print("FAIL: " + msg, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
