@@ -1,73 +1,70 @@
-/* heap.c: indexed binary min-heap (see heap.h). */
+/* heap.c: indexed 4-ary min-heap (see heap.h). */
 #include "heap.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-static inline int before(const event_heap *h, int32_t a, int32_t b) {
-    double ta = h->time[a], tb = h->time[b];
-    return ta < tb || (ta == tb && a < b);
+#define ARITY 4
+
+static inline int before(heap_node a, heap_node b) {
+    return a.time < b.time || (a.time == b.time && a.id < b.id);
 }
 
-static inline void place(event_heap *h, int32_t pos, int32_t i) {
-    h->order[pos] = i;
-    h->slot[i] = pos;
+static inline void place(event_heap *h, int32_t pos, heap_node v) {
+    h->node[pos] = v;
+    h->slot[v.id] = pos;
 }
 
 int heap_init(event_heap *h, int32_t n) {
     h->n = n;
-    h->time = malloc((size_t)n * sizeof *h->time);
-    h->slot = malloc((size_t)n * sizeof *h->slot);
-    h->order = malloc((size_t)n * sizeof *h->order);
-    if (!h->time || !h->slot || !h->order) {
+    h->node = malloc((size_t)(n ? n : 1) * sizeof *h->node);
+    h->slot = malloc((size_t)(n ? n : 1) * sizeof *h->slot);
+    if (!h->node || !h->slot) {
         heap_free(h);
         return -1;
     }
-    for (int32_t i = 0; i < n; i++) {
-        h->time[i] = INFINITY;
-        place(h, i, i); /* equal times ordered by id: a valid heap */
-    }
+    for (int32_t i = 0; i < n; i++) /* equal times ordered by id: a valid heap */
+        place(h, i, (heap_node){INFINITY, i});
     return 0;
 }
 
 void heap_free(event_heap *h) {
-    free(h->time);
+    free(h->node);
     free(h->slot);
-    free(h->order);
-    h->time = NULL;
-    h->slot = h->order = NULL;
+    h->node = NULL;
+    h->slot = NULL;
     h->n = 0;
 }
 
-static void sift_up(event_heap *h, int32_t pos) {
-    int32_t i = h->order[pos];
+static void sift_up(event_heap *h, int32_t pos, heap_node v) {
     while (pos > 0) {
-        int32_t parent = (pos - 1) / 2;
-        if (!before(h, i, h->order[parent])) break;
-        place(h, pos, h->order[parent]);
+        int32_t parent = (pos - 1) / ARITY;
+        if (!before(v, h->node[parent])) break;
+        place(h, pos, h->node[parent]);
         pos = parent;
     }
-    place(h, pos, i);
+    place(h, pos, v);
 }
 
-static void sift_down(event_heap *h, int32_t pos) {
-    int32_t i = h->order[pos];
+static void sift_down(event_heap *h, int32_t pos, heap_node v) {
     for (;;) {
-        int32_t child = 2 * pos + 1;
-        if (child >= h->n) break;
-        if (child + 1 < h->n && before(h, h->order[child + 1], h->order[child])) child++;
-        if (!before(h, h->order[child], i)) break;
-        place(h, pos, h->order[child]);
-        pos = child;
+        int32_t first = ARITY * pos + 1;
+        if (first >= h->n) break;
+        int32_t last = first + ARITY < h->n ? first + ARITY : h->n, best = first;
+        for (int32_t c = first + 1; c < last; c++)
+            if (before(h->node[c], h->node[best])) best = c;
+        if (!before(h->node[best], v)) break;
+        place(h, pos, h->node[best]);
+        pos = best;
     }
-    place(h, pos, i);
+    place(h, pos, v);
 }
 
 void heap_update(event_heap *h, int32_t i, double t) {
-    double old = h->time[i];
-    h->time[i] = t;
-    if (t < old)
-        sift_up(h, h->slot[i]);
-    else if (t > old)
-        sift_down(h, h->slot[i]);
+    int32_t pos = h->slot[i];
+    heap_node old = h->node[pos], v = {t, i};
+    if (before(v, old))
+        sift_up(h, pos, v);
+    else if (before(old, v))
+        sift_down(h, pos, v);
 }

@@ -171,7 +171,7 @@ static double boundary_period(const qss_engine *e) {
     double w = INFINITY;
     for (int32_t i = 0; i < e->n; i++) {
         if (!e->boundary[i]) continue;
-        double p = e->heap.time[i] - e->tq[i];
+        double p = heap_time(&e->heap, i) - e->tq[i];
         if (p < w) w = p;
     }
     return w;
@@ -308,16 +308,23 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         if (!(T_end < ts - 1e-9 * W)) T_end = ts; /* no sliver before a sample */
         run_events(e, T_end, &last_t, &same_time);
         stats->windows++;
-        if (T_end == ts) {
-            rc = emit_sample(e, next_k, ts, buf, sample, ctx);
-            if (rc != 0) break;
-            next_k++;
-        }
         if (e->halo) {
             double wx = wallclock_seconds();
             if (exchange_window(e, &x, T_end) != 0)
                 eng_fail(e, "out of memory for the window-end exchange");
             stats->wall_exchange += wallclock_seconds() - wx;
+        }
+        if (T_end == ts) {
+            if (e->halo) {
+                /* the write is collective: wait for the slowest rank here,
+                 * so that output time is writing time */
+                double wt = wallclock_seconds();
+                MPI_Barrier(comm);
+                stats->wall_wait += wallclock_seconds() - wt;
+            }
+            rc = emit_sample(e, next_k, ts, buf, sample, ctx);
+            if (rc != 0) break;
+            next_k++;
         }
         T = T_end;
         if (next_k > o->samples) break;
