@@ -12,9 +12,12 @@
 #include <mpi.h>
 #include <stdint.h>
 
-/* Fills owner for this rank's directory block (no communication). boxes gets
- * the ranks per dimension of a box split, or zeros for id ranges. Returns 1
- * when a grid had to fall back to id ranges, else 0. */
-int part_block_owners(const qmol_problem *p, MPI_Comm comm, int32_t *owner, int boxes[3]);
+/* Fills owner for this rank's directory block (no communication). want: the
+ * ranks per dimension asked for (all 0: the smallest cut surface). boxes gets
+ * the ranks per dimension of the box split, or zeros for id ranges. Returns
+ * 1 when a grid had to fall back to id ranges, else 0, or -1 with err set
+ * when `want` does not fit (not a grid, product not P, more boxes than cells). */
+int part_block_owners(const qmol_problem *p, MPI_Comm comm, const int want[3], int32_t *owner,
+                      int boxes[3], char *err, size_t errlen);
 
 #endif

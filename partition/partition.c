@@ -125,9 +125,11 @@ static int owners_and_quality(const qmol_problem *p, const partition_options *o,
                               partition_report *rep, int64_t *counts, char *err, size_t errlen) {
     int P, rc = 0;
     MPI_Comm_size(comm, &P);
-    if (o->kind == PARTITION_BLOCK)
-        rep->fallback = part_block_owners(p, comm, owner, rep->boxes);
-    else if (o->kind == PARTITION_FILE)
+    if (o->kind == PARTITION_BLOCK) {
+        rc = part_block_owners(p, comm, o->boxes, owner, rep->boxes, err, errlen);
+        if (rc == 1) rep->fallback = 1;
+        rc = rc < 0 ? -1 : 0;
+    } else if (o->kind == PARTITION_FILE)
         rc = part_file_owners(o->file, p->n, comm, owner, err, errlen);
     else
         rc = metis_owners(p, o, g, comm, owner, rep, err, errlen);
@@ -136,7 +138,7 @@ static int owners_and_quality(const qmol_problem *p, const partition_options *o,
         part_quality(g, owner, comm, &rep->edge_cut, &rep->imbalance, counts, err, errlen))
         return -1;
     if (o->kind == PARTITION_METIS && (rc == 1 || empty_rank(counts, P) >= 0)) {
-        part_block_owners(p, comm, owner, rep->boxes);
+        part_block_owners(p, comm, NULL, owner, rep->boxes, err, errlen);
         rep->fallback = 1;
         if (part_quality(g, owner, comm, &rep->edge_cut, &rep->imbalance, counts, err, errlen))
             return -1;

@@ -10,7 +10,8 @@
  *          ids, at most max(min(coarsen_above, 2^30) / 4, P) of them.
  *   block  grid problems: a Cartesian split of the grid into px x py x pz
  *          near-equal boxes, the factorization of P with the smallest cut
- *          surface; other problems: contiguous id ranges (the directory blocks).
+ *          surface, or the one given as "block:PXxPY[xPZ]"; other problems:
+ *          contiguous id ranges (the directory blocks).
  *   file   one owner rank per line, n lines in state id order; blank lines and
  *          comments are not allowed. Rank 0 reads it in chunks and sends each
  *          chunk to its directory rank (O(chunk) memory on rank 0).
@@ -39,6 +40,8 @@ typedef struct partition_options {
     int64_t coarsen_above; /* METIS partitions a coarsened graph above this many states;
                               0 means the default 20,000,000 */
     int weight_by_row;     /* 1: vertex weight = row length of the state (at least 1); 0: all 1 */
+    int boxes[3];          /* PARTITION_BLOCK on a grid: ranks per dimension ("block:2x1");
+                              all 0: the split with the smallest cut surface */
 } partition_options;
 
 typedef struct partition_report {
@@ -61,8 +64,9 @@ typedef struct partition_report {
 int partition_compute(const qmol_problem *p, const partition_options *o, MPI_Comm comm,
                       int32_t *owner_block, partition_report *rep, char *err, size_t errlen);
 
-/* Parses a --partition value: "metis", "block" or "file:PATH" (o->file then
- * points into value). Sets o->kind and o->file only. Returns 0, or -1 with err
+/* Parses a --partition value: "metis", "block", "block:PXxPY[xPZ]" or
+ * "file:PATH" (o->file then points into value). Sets o->kind, o->file and
+ * o->boxes only. Returns 0, or -1 with err
  * naming what is allowed. */
 int partition_parse(const char *value, partition_options *o, char *err, size_t errlen);
 

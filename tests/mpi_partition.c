@@ -287,6 +287,45 @@ static void parse_values(void **state) {
         assert_non_null(strstr(err, "file:PATH"));
     }
     assert_int_equal(partition_parse(NULL, &o, err, sizeof err), -1);
+    assert_int_equal(partition_parse("block:1x2", &o, err, sizeof err), 0);
+    assert_int_equal(o.kind, PARTITION_BLOCK);
+    assert_true(o.boxes[0] == 1 && o.boxes[1] == 2 && o.boxes[2] == 0);
+    assert_int_equal(partition_parse("block:2x1x3", &o, err, sizeof err), 0);
+    assert_true(o.boxes[0] == 2 && o.boxes[1] == 1 && o.boxes[2] == 3);
+    assert_int_equal(partition_parse("block", &o, err, sizeof err), 0);
+    assert_true(o.boxes[0] == 0); /* automatic again */
+    const char *bad_boxes[] = {"block:",    "block:0x2",     "block:2x",  "block:x2",
+                               "block:2y2", "block:1x1x1x1", "block:-1x2"};
+    for (size_t k = 0; k < sizeof bad_boxes / sizeof bad_boxes[0]; k++)
+        if (partition_parse(bad_boxes[k], &o, err, sizeof err) == 0)
+            fail_msg("accepted '%s'", bad_boxes[k]);
+}
+
+/* block:1xP on a 2D grid: horizontal bands, one per rank, in y order; a
+ * split whose product is not P is refused on every rank. */
+static void block_with_given_boxes(void **state) {
+    (void)state;
+    qmol_problem p = grid_20x20();
+    partition_options o = opts(PARTITION_BLOCK);
+    o.boxes[0] = 1;
+    o.boxes[1] = nranks();
+    result r = run_ok(&p, o);
+    check_partition(&p, &r, 0);
+    check_boxes(&p, &r);
+    assert_true(r.rep.boxes[0] == 1 && r.rep.boxes[1] == nranks());
+    for (int64_t k = 0; k < r.count; k++) {
+        int64_t iy = (r.first + k) / 20, band = 0;
+        while (iy >= (band + 1) * 20 / nranks()) /* bands [b 20/P, (b+1) 20/P) */
+            band++;
+        assert_int_equal(r.owner[k], (int32_t)band);
+    }
+    free_result(&r);
+    o.boxes[1] = nranks() + 1;
+    result bad = run(&p, o);
+    assert_int_equal(bad.rc, -1);
+    assert_non_null(strstr(bad.err, "block:1x"));
+    free_result(&bad);
+    drop(&p);
 }
 
 static void block_and_metis_are_partitions(void **state) {
@@ -717,6 +756,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(block_and_metis_are_partitions),
         cmocka_unit_test(metis_matches_block_on_grid),
         cmocka_unit_test(block_is_boxes),
+        cmocka_unit_test(block_with_given_boxes),
         cmocka_unit_test(grid_split_minimises_surface),
         cmocka_unit_test(non_grid_block_is_id_ranges),
         cmocka_unit_test(coarsened_metis),
