@@ -127,3 +127,29 @@ double poly_first_exit(const double *d, int deg, double bound) {
     double s2 = poly_min_positive_root(c, deg);
     return s1 < s2 ? s1 : s2;
 }
+
+double poly2_first_exit(double d0, double d1, double d2, double bound) {
+    if (fabs(d0) >= bound) {
+        double d[4] = {d0, d1, d2, 0.0};
+        return poly_first_exit(d, 2, bound);
+    }
+    /* only one side can be reached first: a convex d leaves through +bound
+     * unless its minimum (at s > 0) is already below -bound; mirrored for a
+     * concave one; a straight line leaves on its slope's side */
+    int upper;
+    if (d2 == 0.0) {
+        if (d1 == 0.0) return INFINITY;
+        upper = d1 > 0.0;
+    } else {
+        double s = -d1 / (2.0 * d2), extreme = d0 + s * (d1 + s * d2);
+        if (d2 > 0.0)
+            upper = !(s > 0.0 && extreme <= -bound);
+        else
+            upper = s > 0.0 && extreme >= bound;
+    }
+    return quadratic_root(upper ? d0 - bound : d0 + bound, d1, d2);
+}
+
+double poly2_min_positive_root(double c0, double c1, double c2) {
+    return quadratic_root(c0, c1, c2);
+}

@@ -217,7 +217,33 @@ void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
  * N=1000: 9.8e4 events instead of 6.0e4), hence only after a miss. */
 #define NEAR_MISS 1.0
 
+/* Order 2: the same rule with the quadratic solves inlined. */
+static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
+    double d[4];
+    difference_at(e, j, t, d);
+    double dq = e->dq[j], tangency = MEET_TOLERANCE * dq;
+    double meet =
+        fabs(d[0]) > tangency
+            ? poly2_min_positive_root(d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2])
+            : poly2_min_positive_root(d[0], d[1], d[2]);
+    double away = poly2_first_exit(d[0], d[1], d[2], 2.0 * dq);
+    double next = meet < away ? meet : away;
+    if (e->missed && e->missed[j] && d[2] != 0.0) {
+        /* a near miss: x turns back at its closest approach to q without
+         * meeting it; re-choose q there rather than wait for 2 dQ */
+        double s_close = -d[1] / (2.0 * d[2]);
+        if (s_close > 0.0 && s_close < next && d[0] * d[2] > 0.0 &&
+            fabs(d[0] + s_close * (d[1] + s_close * d[2])) <= NEAR_MISS * dq)
+            next = s_close;
+    }
+    heap_update(&e->heap, j, t + next);
+}
+
 void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
+    if (e->order == 2) {
+        schedule_liqss2(e, j, t);
+        return;
+    }
     double d[4];
     difference_at(e, j, t, d);
     double meet;
@@ -229,16 +255,7 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
         meet = poly_min_positive_root(d, e->order);
     }
     double away = poly_first_exit(d, e->order, 2.0 * e->dq[j]);
-    double next = meet < away ? meet : away;
-    if (e->order == 2 && e->missed && e->missed[j] && d[2] != 0.0) {
-        /* a near miss: x turns back at its closest approach to q without
-         * meeting it; re-choose q there rather than wait for 2 dQ */
-        double s_close = -d[1] / (2.0 * d[2]);
-        if (s_close > 0.0 && s_close < next && d[0] * d[2] > 0.0 &&
-            fabs(d[0] + s_close * (d[1] + s_close * d[2])) <= NEAR_MISS * e->dq[j])
-            next = s_close;
-    }
-    heap_update(&e->heap, j, t + next);
+    heap_update(&e->heap, j, t + (meet < away ? meet : away));
 }
 
 void eng_free(qss_engine *e) {
