@@ -24,6 +24,8 @@ typedef enum method_id {
     METHOD_COUNT
 } method_id;
 
+struct halo_plan;
+
 /* CVODE linear solvers; LINSOL_AUTO is resolved by cvode_choose_linsol. */
 typedef enum linsol_id { LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR, LINSOL_AUTO } linsol_id;
 
@@ -61,12 +63,14 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
 int cvode_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
                     qmol_stats *stats, char *err, size_t errlen);
 
-/* The solver `auto` stands for on model m: band when every row lies within
- * LINSOL_AUTO_BAND of the diagonal on both sides (1D stencils), else SPGMR
- * with a Jacobi preconditioner when the problem is a 2D or 3D grid (KLU's
- * fill-in there costs gigabytes at 1e6 states), else KLU. */
+/* The solver `auto` stands for on model m: on P ranks (halo set) SPGMR with
+ * the block-Jacobi KLU preconditioner, the only one that takes a distributed
+ * vector; on one rank band when every row lies within LINSOL_AUTO_BAND of
+ * the diagonal on both sides (1D stencils), else SPGMR with a Jacobi
+ * preconditioner when the problem is a 2D or 3D grid (KLU's fill-in there
+ * costs gigabytes at 1e6 states), else KLU. */
 #define LINSOL_AUTO_BAND 8
-linsol_id cvode_choose_linsol(const model *m);
+linsol_id cvode_choose_linsol(const model *m, const struct halo_plan *halo);
 const char *linsol_name(linsol_id l);
 
 const char *method_name(method_id m);

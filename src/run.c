@@ -100,6 +100,16 @@ static void reduce_stats(const qmol_stats *mine, qmol_stats *all, MPI_Comm comm)
         MPI_Allreduce(MPI_IN_PLACE, w[k], 1, MPI_DOUBLE, MPI_MAX, comm);
 }
 
+/* CVODE's solver counters (steps, Newton and linear iterations, test
+ * failures, preconditioner set-ups) are global, the same on every rank: rank
+ * 0 keeps them and the others report 0, so that the totals over ranks (and
+ * /stats) are the solver's. Row evaluations stay per rank. */
+static void count_global_once(qmol_stats *s, int rank) {
+    if (rank == 0) return;
+    s->events = s->steps = s->newton_iters = s->lin_iters = 0;
+    s->err_test_fails = s->conv_fails = s->jac_setups = 0;
+}
+
 /* /partition: on one rank kind "single" (rank 0 owns everything). */
 static int write_partition(h5out *out, run_layout *l, int64_t n, char *err, size_t errlen) {
     if (l->size == 1) {
@@ -238,10 +248,11 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: %s\n", err);
         goto done;
     }
-    if (size > 1 && c.method == METHOD_CVODE) {
-        SAY("qmol: error: --method cvode: runs on one rank in this version (use a QSS method "
-            "on %d ranks)\n",
-            size);
+    if (size > 1 && c.method == METHOD_CVODE &&
+        (c.linsol == LINSOL_KLU || c.linsol == LINSOL_BAND)) {
+        SAY("qmol: error: --linsol %s: needs all states on one rank; on %d ranks use spgmr "
+            "(block-Jacobi KLU preconditioner)\n",
+            c.linsol == LINSOL_KLU ? "klu" : "band", size);
         goto done;
     }
     partition_options po = {.kind = PARTITION_METIS,
@@ -257,7 +268,7 @@ int run_execute(const run_config *cin) {
     }
     model *mp = &layout.m;
     if (size > 1 && !c.quiet) print_partition(&layout);
-    if (c.linsol == LINSOL_AUTO) c.linsol = cvode_choose_linsol(mp);
+    if (c.linsol == LINSOL_AUTO) c.linsol = cvode_choose_linsol(mp, layout_halo(&layout));
     integrator_options o = {.method = c.method,
                             .reltol = c.reltol,
                             .abstol = c.abstol,
@@ -310,6 +321,7 @@ int run_execute(const run_config *cin) {
         goto done;
     }
     stats.wall_total = wallclock_seconds() - w0;
+    if (c.method == METHOD_CVODE) count_global_once(&stats, rank);
     qmol_stats total;
     reduce_stats(&stats, &total, comm);
     if (h5out_finish(out, &stats, err, sizeof err) != 0) {

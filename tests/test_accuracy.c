@@ -113,9 +113,9 @@ static void auto_linear_solver(void **state) {
         test_run *r = run_problem(cases[k].problem, cases[k].sets, cases[k].nsets, "cvode", 1e-3,
                                   1e-4, 0.0, 1, 0, 1);
         if (r->rc != 0) fail_msg("%s: %s", cases[k].problem, r->err);
-        if (cvode_choose_linsol(&r->m) != cases[k].expect)
+        if (cvode_choose_linsol(&r->m, NULL) != cases[k].expect)
             fail_msg("%s: auto chose %s", cases[k].problem,
-                     linsol_name(cvode_choose_linsol(&r->m)));
+                     linsol_name(cvode_choose_linsol(&r->m, NULL)));
         run_free(r);
     }
 }
