@@ -1,5 +1,5 @@
 # Distributed runs end to end (tests/mpi_runs.py): each problem at P = 1..4
-# ranks for LIQSS2, mLIQSS2 and QSS2: completes, error within 1.5 x the P = 1
+# ranks for LIQSS2, mLIQSS2, QSS2 and CVODE: completes, error within 1.5 x the P = 1
 # error + tol/10, bit-identical on a repeated run.
 string(REPLACE ";" " " QMOL_MPIEXEC_STRING "${QMOL_MPIEXEC}")
 foreach(problem heat2d heat3d adr2d)

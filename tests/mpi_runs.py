@@ -26,6 +26,11 @@ CASES = {
     "adr2d": (["nx=24", "ny=24"], 1.0, 1e-3),
 }
 SAMPLES = 5
+# CVODE runs at 1e-5: at 1e-3 it crosses heat2d in 14-16 steps and its error
+# follows the step sequence, which any change of the linear solver moves (one
+# rank: 1.0e-3 with SPGMR, 1.2e-3 with band; four ranks: 1.2e-3 to 2.6e-3 by
+# partition), so the comparison across P would measure that noise.
+METHOD_TOL = {"cvode": 1e-5}
 
 
 def attr(f, name):
@@ -54,6 +59,7 @@ def heat_exact(f):
 
 def run(args, np_, method, out, extra=()):
     sets, tf, tol = CASES[args.problem]
+    tol = METHOD_TOL.get(method, tol)
     cmd = shlex.split(args.mpiexec) + ["-n", str(np_), args.qmol, "run", "--problem",
                                        args.problem, "--method", method, "--tol", repr(tol),
                                        "--samples", str(SAMPLES), "--output", out,
@@ -77,7 +83,7 @@ def main():
     ap.add_argument("--qmol", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--scratch", required=True)
-    ap.add_argument("--methods", default="liqss2,mliqss2,qss2")
+    ap.add_argument("--methods", default="liqss2,mliqss2,qss2,cvode")
     ap.add_argument("--ranks", default="1,2,3,4")
     args = ap.parse_args()
     scratch = os.path.join(args.scratch, args.problem)
@@ -115,7 +121,7 @@ def main():
                 continue
             if base is None:
                 base = err
-            bound = 1.5 * base + tol / 10.0
+            bound = 1.5 * base + METHOD_TOL.get(method, tol) / 10.0
             status = "ok" if err <= bound else "FAIL"
             print("%-8s P=%d  %s %.3e  (bound %.3e)  %s" % (method, np_, what, err, bound,
                                                             status))
