@@ -31,6 +31,9 @@ void config_usage(void) {
            "  --linsol S            CVODE linear solver: auto (default: band for narrow\n"
            "                        1D rows, spgmr for 2D/3D grids, else klu; on several\n"
            "                        ranks spgmr), klu, band, spgmr\n"
+           "  --precond P           CVODE spgmr preconditioner: auto (jacobi on one rank,\n"
+           "                        block-jacobi on several), jacobi, block-jacobi (KLU on\n"
+           "                        pieces of <= 1024 owned rows)\n"
            "  --max-order N         CVODE BDF maximum order, 1..5 (default 5)\n"
            "  --partition P         several ranks: metis (default), block, file:PATH\n"
            "  --coarsen-above N     METIS on a coarsened graph above N states (default 2e7)\n"
@@ -43,9 +46,9 @@ void config_usage(void) {
 /* The options that apply() knows, by name without "--": each is also a [run]
  * key of an INI file, except "set" (INI files use a [problem] section). */
 static const char *const option_names[] = {
-    "problem", "set",        "method",     "tol",       "abstol",       "tf",    "samples",
-    "output",  "overwrite",  "jacobian",   "linsol",    "max-order",    "quiet", "verbose",
-    "window",  "window-min", "window-max", "partition", "coarsen-above"};
+    "problem", "set",        "method",     "tol",       "abstol",        "tf",     "samples",
+    "output",  "overwrite",  "jacobian",   "linsol",    "max-order",     "quiet",  "verbose",
+    "window",  "window-min", "window-max", "partition", "coarsen-above", "precond"};
 #define NOPTIONS (sizeof option_names / sizeof option_names[0])
 
 static int known_option(const char *key) {
@@ -186,8 +189,11 @@ static int apply(run_config *c, const char *key, const char *value, const char *
     } else if (!strcmp(key, "partition")) {
         partition_options po;
         char why[256];
-        if (partition_parse(value, &po, why, sizeof why) != 0)
-            return failf(err, errlen, "%s%s%s: %s", where, sep, value, why);
+        if (partition_parse(value, &po, why, sizeof why) != 0) {
+            /* partition_parse's message starts "--partition VALUE: " */
+            const char *reason = strstr(why, ": ");
+            return failf(err, errlen, "%s%s%s: %s", where, sep, value, reason ? reason + 2 : why);
+        }
         if (set_string(&c->partition, value)) return failf(err, errlen, "out of memory");
     } else if (!strcmp(key, "coarsen-above")) {
         if (parse_count(value, 1, INT64_MAX / 2, &count) != 0)
@@ -217,6 +223,16 @@ static int apply(run_config *c, const char *key, const char *value, const char *
             c->linsol = LINSOL_SPGMR;
         else
             return failf(err, errlen, "%s%s%s: must be auto, klu, band or spgmr", where, sep,
+                         value);
+    } else if (!strcmp(key, "precond")) {
+        if (!strcmp(value, "auto"))
+            c->precond = PRECOND_AUTO;
+        else if (!strcmp(value, "jacobi"))
+            c->precond = PRECOND_JACOBI;
+        else if (!strcmp(value, "block-jacobi"))
+            c->precond = PRECOND_BLOCK;
+        else
+            return failf(err, errlen, "%s%s%s: must be auto, jacobi or block-jacobi", where, sep,
                          value);
     } else if (!strcmp(key, "max-order")) {
         if (parse_count(value, 1, 5, &count) != 0)

@@ -33,6 +33,7 @@ typedef struct run_config {
     int use_jacobian;
     linsol_id linsol;
     int max_order;
+    int precond;                           /* PRECOND_* */
     double window, window_min, window_max; /* 0: adaptive / defaults */
     char *partition;                       /* --partition value, NULL: metis */
     int64_t coarsen_above;                 /* 0: the partitioner's default */

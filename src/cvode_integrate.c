@@ -318,7 +318,7 @@ int cvode_integrate(const model *m, const integrator_options *o, sample_fn sampl
         r.m = m;
         r.p = m->problem;
         r.analytic_jac = o->use_jacobian && r.p->jac != NULL;
-        r.block_jacobi = r.halo != NULL;
+        r.block_jacobi = o->precond == PRECOND_BLOCK || (o->precond == PRECOND_AUTO && r.halo);
         which = o->linsol == LINSOL_AUTO ? cvode_choose_linsol(m, r.halo) : o->linsol;
         rc = create_local(&r, o, which, &c, err, errlen);
     }

@@ -29,6 +29,8 @@ struct halo_plan;
 /* CVODE linear solvers; LINSOL_AUTO is resolved by cvode_choose_linsol. */
 typedef enum linsol_id { LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR, LINSOL_AUTO } linsol_id;
 
+enum { PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK };
+
 typedef struct integrator_options {
     method_id method;
     double reltol; /* QSS: relative quantum; CVODE: reltol */
@@ -38,6 +40,8 @@ typedef struct integrator_options {
     int use_jacobian; /* 1: use the problem's analytic jac when it has one */
     linsol_id linsol; /* CVODE linear solver */
     int max_order;    /* CVODE BDF max order (1..5) */
+    int precond;      /* SPGMR preconditioner: PRECOND_AUTO (Jacobi on one rank,
+                         block-Jacobi KLU on several), PRECOND_JACOBI, PRECOND_BLOCK */
     /* Distributed runs: the halo plan (NULL on one rank) and the window
      * length control: window > 0 fixes it; otherwise it adapts between
      * window_min and window_max (0: defaults, see docs/parallel.md). */

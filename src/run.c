@@ -278,6 +278,7 @@ int run_execute(const run_config *cin) {
                             .use_jacobian = c.use_jacobian,
                             .linsol = c.linsol,
                             .max_order = c.max_order,
+                            .precond = c.precond,
                             .halo = layout_halo(&layout),
                             .window = c.window,
                             .window_min = c.window_min,

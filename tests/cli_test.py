@@ -229,6 +229,12 @@ def bad_input_cases():
     opt("samples_fraction", "--samples", "1.5")
     opt("samples_text", "--samples", "abc")
     opt("linsol", "--linsol", "foo")
+    opt("precond", "--precond", "ilu")
+    opt("partition", "--partition", "parmetis")
+    opt("partition_boxes", "--partition", "block:0x2")
+    opt("window", "--window", "-1")
+    opt("window_min", "--window-min", "0")
+    opt("coarsen_above", "--coarsen-above", "ten")
     opt("max_order", "--max-order", "6")
     opt("jacobian", "--jacobian", "foo")
 
