@@ -204,7 +204,11 @@ void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
  * or a small model error turns into a near miss. The event would then wait
  * for |q - x| = 2 dQ, and stiff equilibria turn into a slow sawtooth. */
 #define MEET_TOLERANCE 0.01
-
+/* The band is aimed at only from outside twice its width: a q chosen just
+ * outside it (an equilibrium choice can land anywhere) would "meet" x after a
+ * time that rounds to zero, and the same choice would repeat forever (adr2d
+ * 1000^2 mLIQSS2 stalled at t = 0.199 with |x - q| = 1.0000000000000025 times
+ * the band). Inside 2 bands the exact crossing x = q is the meeting. */
 /* A second-order x whose last event was a miss (it drifted 2 dQ away from q
  * instead of meeting it) and whose distance to q next has a minimum closer
  * than NEAR_MISS dQ gets its event at that minimum. Neighbour changes bend x
@@ -223,7 +227,7 @@ static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
     difference_at(e, j, t, d);
     double dq = e->dq[j], tangency = MEET_TOLERANCE * dq;
     double meet =
-        fabs(d[0]) > tangency
+        fabs(d[0]) > 2.0 * tangency
             ? poly2_min_positive_root(d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2])
             : poly2_min_positive_root(d[0], d[1], d[2]);
     double away = poly2_first_exit(d[0], d[1], d[2], 2.0 * dq);
@@ -248,7 +252,7 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
     difference_at(e, j, t, d);
     double meet;
     double tangency = MEET_TOLERANCE * e->dq[j];
-    if (e->order >= 2 && fabs(d[0]) > tangency) {
+    if (e->order >= 2 && fabs(d[0]) > 2.0 * tangency) {
         double c[4] = {d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2], d[3]};
         meet = poly_min_positive_root(c, e->order);
     } else {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,8 +131,20 @@ static int write_partition(h5out *out, run_layout *l, int64_t n, char *err, size
     return h5out_partition(out, l->owner_block, &mine, l->report.edge_cut, l->kind, err, errlen);
 }
 
+/* Peak resident memory of this process per owned state, in bytes, the
+ * largest over ranks (collective). */
+static double peak_bytes_per_state(const run_layout *l, int64_t n, double *peak_mb) {
+    struct rusage ru;
+    double rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : 0.0;
+    int64_t owned = l->size == 1 ? n : l->n_owned;
+    double v[2] = {rss / (double)(owned > 0 ? owned : 1), rss / 1048576.0};
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, l->comm);
+    *peak_mb = v[1];
+    return v[0];
+}
+
 static void print_summary(const run_config *c, const qmol_problem *p, const char *path,
-                          const qmol_stats *s, int size) {
+                          const qmol_stats *s, int size, double bytes_per_state, double peak_mb) {
     printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples\n", c->problem,
            (long long)p->n, method_name(c->method), c->reltol, c->abstol, p->t0, c->tf,
            (long long)c->samples);
@@ -157,6 +170,8 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
                size, (unsigned long long)s->windows, (unsigned long long)s->messages,
                (unsigned long long)s->bytes_sent, (unsigned long long)s->late_updates,
                s->wall_exchange, s->wall_wait);
+    printf("  memory: peak RSS %.1f MiB%s, %.0f bytes per owned state\n", peak_mb,
+           size > 1 ? " (largest rank)" : "", bytes_per_state);
     printf("  output: %s\n", path);
 }
 
@@ -332,7 +347,8 @@ int run_execute(const run_config *cin) {
         goto done;
     }
     out = NULL;
-    if (!c.quiet && rank == 0) print_summary(&c, &prob, path, &total, size);
+    double peak_mb = 0.0, per_state = peak_bytes_per_state(&layout, prob.n, &peak_mb);
+    if (!c.quiet && rank == 0) print_summary(&c, &prob, path, &total, size, per_state, peak_mb);
     rc = 0;
 done:
     if (out) h5out_abort(out);
