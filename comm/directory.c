@@ -2,6 +2,7 @@
 #include "directory.h"
 
 #include "agree.h"
+#include "sorted_ids.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,11 +55,6 @@ static int exchange_i64(MPI_Comm comm, const int64_t *send, const int *scount, i
     *rcount_out = rcount;
     *rdispl_out = rdispl;
     return 0;
-}
-
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
 }
 
 int directory_owned_ids(int64_t n, const int32_t *owner_block, MPI_Comm comm, int64_t **ids,
@@ -115,7 +111,7 @@ int directory_owned_ids(int64_t n, const int32_t *owner_block, MPI_Comm comm, in
         } else {
             /* blocks arrive from ascending source ranks, each ascending: sort
              * anyway, the cost is small next to building the rows */
-            qsort(recv, (size_t)total, sizeof *recv, cmp_i64);
+            qsort(recv, (size_t)total, sizeof *recv, ids_compare);
             *ids = recv;
             *count = (int32_t)total;
             recv = NULL;

@@ -3,30 +3,11 @@
 
 #include "agree.h"
 #include "directory.h"
+#include "sorted_ids.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Index of g in the ascending array a[0..n), or -1. */
-static int32_t find_id(const int64_t *a, int32_t n, int64_t g) {
-    int32_t lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < g)
-            lo = mid + 1;
-        else if (a[mid] > g)
-            hi = mid - 1;
-        else
-            return mid;
-    }
-    return -1;
-}
 
 void halo_free(halo_plan *h) {
     if (h->graph != MPI_COMM_NULL && h->graph != 0) MPI_Comm_free(&h->graph);
@@ -75,7 +56,7 @@ static int collect_ghosts(const qmol_problem *p, const int64_t *owned, int32_t n
                 free(cols);
                 return -1;
             }
-            if (find_id(owned, n_owned, cols[k]) >= 0) continue;
+            if (ids_find(owned, n_owned, cols[k]) >= 0) continue;
             ++*edge_entries;
             if (len == cap) {
                 int64_t *bigger = realloc(g, (size_t)(2 * cap) * sizeof *g);
@@ -87,7 +68,7 @@ static int collect_ghosts(const qmol_problem *p, const int64_t *owned, int32_t n
         }
     }
     free(cols);
-    qsort(g, (size_t)len, sizeof *g, cmp_i64);
+    qsort(g, (size_t)len, sizeof *g, ids_compare);
     int64_t u = 0;
     for (int64_t k = 0; k < len; k++)
         if (u == 0 || g[u - 1] != g[k]) g[u++] = g[k];
@@ -197,7 +178,7 @@ static int plan_sends(halo_plan *h, const int64_t *owned, char *err, size_t errl
     h->send_ptr[nd] = (int32_t)total;
     rc = 0;
     for (int64_t k = 0; k < total; k++) {
-        int32_t i = find_id(owned, h->n_owned, asks[k]);
+        int32_t i = ids_find(owned, h->n_owned, asks[k]);
         if (i < 0 && rc == 0) {
             snprintf(err, errlen, "rank %d was asked for state %lld, which it does not own",
                      h->rank, (long long)asks[k]);

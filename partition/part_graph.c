@@ -8,6 +8,7 @@
 #include "agree.h"
 #include "directory.h"
 #include "part_exchange.h"
+#include "sorted_ids.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,14 +76,9 @@ static int scan_rows(const qmol_problem *p, const part_graph *g, int64_t *cols, 
     return 0;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static void sort_ids(int64_t *list, int64_t len) {
     if (len > 16) {
-        qsort(list, (size_t)len, sizeof *list, cmp_i64);
+        qsort(list, (size_t)len, sizeof *list, ids_compare);
         return;
     }
     for (int64_t a = 1; a < len; a++) {

@@ -2,6 +2,8 @@
  * problem's row callbacks, checking every row. */
 #include "model.h"
 
+#include "sorted_ids.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,26 +35,12 @@ typedef struct col_map {
     int32_t n_ghost;
 } col_map;
 
-static int32_t search(const int64_t *a, int32_t n, int64_t g) {
-    int32_t lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < g)
-            lo = mid + 1;
-        else if (a[mid] > g)
-            hi = mid - 1;
-        else
-            return mid;
-    }
-    return -1;
-}
-
 /* Local id of global id g, or -1. */
 static int32_t map_col(const col_map *cm, int64_t g) {
     if (!cm) return (int32_t)g;
-    int32_t k = search(cm->owned, cm->n_owned, g);
+    int32_t k = ids_find(cm->owned, cm->n_owned, g);
     if (k >= 0) return k;
-    k = search(cm->ghost_id, cm->n_ghost, g);
+    k = ids_find(cm->ghost_id, cm->n_ghost, g);
     return k >= 0 ? cm->ghost_local[k] : -1;
 }
 
