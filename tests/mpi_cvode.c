@@ -32,37 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int nranks(void) {
-    int P;
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    return P;
-}
-
-static int my_rank(void) {
-    int r;
-    MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    return r;
-}
-
-/* A condition every rank must see true (so no rank leaves a collective
- * sequence early while the others wait). */
-static int all_true(int ok) {
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return ok;
-}
-
-static qmol_problem make(const char *name, const char *const *sets, int nsets) {
-    const qmol_problem_def *def = registry_find(name);
-    assert_non_null(def);
-    double values[64];
-    char err[256];
-    qmol_problem p;
-    if (params_resolve(def, sets, nsets, values, err, sizeof err) ||
-        def->create(values, &p, err, sizeof err))
-        fail_msg("%s: %s", name, err);
-    return p;
-}
-
 /* ------------------------------------------------------ distributed run --- */
 
 typedef struct dist_run {
@@ -83,13 +52,13 @@ static int keep_local(void *ctx, int64_t k, double t, const double *x) {
     int32_t n = d->l.m.n;
     d->times[k - 1] = t;
     memcpy(d->samples + (k - 1) * n, x, (size_t)n * sizeof *x);
-    return k == 2 && my_rank() == d->stop_rank ? 9 : 0;
+    return k == 2 && test_rank() == d->stop_rank ? 9 : 0;
 }
 
 static void dist_setup(dist_run *d, partition_kind kind) {
     partition_options po = {.kind = kind};
     char err[512] = "";
-    if (!all_true(layout_build(&d->l, &d->prob, &po, MPI_COMM_WORLD, err, sizeof err) == 0))
+    if (!test_all_true(layout_build(&d->l, &d->prob, &po, MPI_COMM_WORLD, err, sizeof err) == 0))
         fail_msg("layout_build: %s", err);
 }
 
@@ -119,10 +88,10 @@ static dist_run *dist_run_problem(const char *name, const char *const *sets, int
     dist_run *d = calloc(1, sizeof *d);
     assert_non_null(d);
     d->stop_rank = -1;
-    d->prob = make(name, sets, nsets);
+    d->prob = test_problem(name, sets, nsets);
     dist_setup(d, kind);
     dist_integrate(d, tol, tf, K, use_jac, LINSOL_AUTO);
-    if (!all_true(d->rc == 0)) fail_msg("%s on %d ranks: %s", name, nranks(), d->err);
+    if (!test_all_true(d->rc == 0)) fail_msg("%s on %d ranks: %s", name, test_nranks(), d->err);
     return d;
 }
 
@@ -153,7 +122,7 @@ static int same_samples(const dist_run *a, const dist_run *b) {
         same = model_gid(&a->l.m, j) == model_gid(&b->l.m, j);
     if (same)
         same = !memcmp(a->samples, b->samples, (size_t)(a->K * a->l.m.n) * sizeof *a->samples);
-    return all_true(same);
+    return test_all_true(same);
 }
 
 /* ------------------------------------------------------------- checks --- */
@@ -187,12 +156,12 @@ static void check_stats(const dist_run *d) {
     uint64_t sweeps = d->st.rhs_evals / n, slo, shi;
     MPI_Allreduce(&sweeps, &slo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&sweeps, &shi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    if (!all_true(ok && slo == shi))
-        fail_msg("rank %d: steps %llu newton %llu lin %llu rhs %llu (n_owned %llu)", my_rank(),
+    if (!test_all_true(ok && slo == shi))
+        fail_msg("rank %d: steps %llu newton %llu lin %llu rhs %llu (n_owned %llu)", test_rank(),
                  (unsigned long long)d->st.steps, (unsigned long long)d->st.newton_iters,
                  (unsigned long long)d->st.lin_iters, (unsigned long long)d->st.rhs_evals,
                  (unsigned long long)n);
-    if (nranks() > 1) assert_true(d->st.lin_iters > 0); /* SPGMR on P ranks */
+    if (test_nranks() > 1) assert_true(d->st.lin_iters > 0); /* SPGMR on P ranks */
 }
 
 static const partition_kind kinds[] = {PARTITION_METIS, PARTITION_BLOCK};
@@ -203,7 +172,7 @@ static void check_heat(const char *name, const char *const *sets, int nsets) {
         dist_run *d = dist_run_problem(name, sets, nsets, kinds[k], 1e-8, 0.0, 5, 1);
         double e = max_exact_error(d);
         if (!(e < 1e-5))
-            fail_msg("%s, %s, %d ranks: max error %g", name, kind_names[k], nranks(), e);
+            fail_msg("%s, %s, %d ranks: max error %g", name, kind_names[k], test_nranks(), e);
         for (int64_t s = 0; s < d->K; s++)
             assert_true(d->times[s] == sample_time(d->o.t0, d->o.tf, s + 1, d->K));
         check_stats(d);
@@ -238,7 +207,7 @@ static void adr2d_against_reference(void **state) {
     /* single-rank runs over MPI_COMM_SELF (no halo), the same on every rank */
     test_run *ref = run_problem("adr2d", sets, 2, "cvode", 1e-10, 1e-10, tf, K, 0, 1);
     test_run *one = run_problem("adr2d", sets, 2, "cvode", tol, tol, tf, K, 0, 1);
-    if (!all_true(ref->rc == 0 && one->rc == 0))
+    if (!test_all_true(ref->rc == 0 && one->rc == 0))
         fail_msg("single-rank adr2d: %s %s", ref->err, one->err);
     double e1 = run_relative_error(one, ref);
     assert_true(e1 > 0.0 && e1 < 1e-3);
@@ -246,9 +215,9 @@ static void adr2d_against_reference(void **state) {
         dist_run *d = dist_run_problem("adr2d", sets, 2, kinds[k], tol, tf, K, 1);
         double *g = dist_global(d);
         double e = rel_error(g, ref->samples, K * ref->n);
-        if (!all_true(e <= 1.5 * e1 + tol / 10))
-            fail_msg("adr2d, %s, %d ranks: e_rr %g, single rank %g", kind_names[k], nranks(), e,
-                     e1);
+        if (!test_all_true(e <= 1.5 * e1 + tol / 10))
+            fail_msg("adr2d, %s, %d ranks: e_rr %g, single rank %g", kind_names[k], test_nranks(),
+                     e, e1);
         check_stats(d);
         free(g);
         dist_free(d);
@@ -279,12 +248,13 @@ static void threads_do_not_change_results(void **state) {
         omp_set_num_threads(2);
         assert_int_equal(omp_get_max_threads(), 2);
         dist_run *b = dist_run_problem("heat2d", sets, 2, PARTITION_METIS, 1e-6, 0.02, 4, use_jac);
-        assert_true(all_true(a->l.m.n > 1024));
+        assert_true(test_all_true(a->l.m.n > 1024));
         if (!same_samples(a, b))
             fail_msg("heat2d 72x72 (jacobian %s): 1 and 2 threads differ",
                      use_jac ? "analytic" : "numeric");
         /* the same work on both */
-        assert_true(all_true(a->st.rhs_evals == b->st.rhs_evals && a->st.steps == b->st.steps));
+        assert_true(
+            test_all_true(a->st.rhs_evals == b->st.rhs_evals && a->st.steps == b->st.steps));
         dist_free(a);
         dist_free(b);
     }
@@ -344,9 +314,9 @@ static void check_agreed(const dist_run *d, int expect_rc, const char *what) {
     int rc0 = d->rc;
     MPI_Bcast(&rc0, 1, MPI_INT, 0, MPI_COMM_WORLD);
     int ok = d->rc == expect_rc && rc0 == d->rc && !strcmp(first, d->err) && strstr(d->err, what);
-    if (!all_true(ok))
+    if (!test_all_true(ok))
         fail_msg("rank %d: rc %d (rank 0: %d), message '%s' (rank 0: '%s'), expected '%s'",
-                 my_rank(), d->rc, rc0, d->err, first, what);
+                 test_rank(), d->rc, rc0, d->err, first, what);
 }
 
 static void failures_agree(void **state) {
@@ -373,7 +343,7 @@ static void failures_agree(void **state) {
     d->stop_rank = -1;
     for (int s = 0; s < 2; s++) {
         dist_integrate(d, 1e-6, 0.04, 10, 0, direct[s]);
-        if (nranks() > 1)
+        if (test_nranks() > 1)
             check_agreed(d, -1, "needs all states on one rank");
         else
             assert_int_equal(d->rc, 0);

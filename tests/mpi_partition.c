@@ -32,37 +32,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int nranks(void) {
-    int P;
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    return P;
-}
-
-static int my_rank(void) {
-    int r;
-    MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    return r;
-}
-
-/* A condition every rank must see true (so no rank leaves a collective
- * sequence early while the others wait). */
-static int all_true(int ok) {
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return ok;
-}
-
-static qmol_problem make(const char *name, const char *const *sets, int nsets) {
-    const qmol_problem_def *def = registry_find(name);
-    assert_non_null(def);
-    double values[64];
-    char err[256];
-    qmol_problem p;
-    if (params_resolve(def, sets, nsets, values, err, sizeof err) ||
-        def->create(values, &p, err, sizeof err))
-        fail_msg("%s: %s", name, err);
-    return p;
-}
-
 static void drop(qmol_problem *p) {
     if (p->destroy) p->destroy(p->data);
 }
@@ -81,11 +50,11 @@ static const test_case cases[] = {
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
 static qmol_problem make_case(int c) {
-    return make(cases[c].name, cases[c].sets, cases[c].nsets);
+    return test_problem(cases[c].name, cases[c].sets, cases[c].nsets);
 }
 
 static qmol_problem grid_20x20(void) {
-    return make("heat2d", (const char *[]){"nx=20", "ny=20"}, 2);
+    return test_problem("heat2d", (const char *[]){"nx=20", "ny=20"}, 2);
 }
 
 /* A partition: this rank's directory block of owners and the report. */
@@ -99,8 +68,8 @@ typedef struct result {
 
 static result run(const qmol_problem *p, partition_options o) {
     result r = {0};
-    r.first = dir_first(p->n, nranks(), my_rank());
-    r.count = dir_first(p->n, nranks(), my_rank() + 1) - r.first;
+    r.first = dir_first(p->n, test_nranks(), test_rank());
+    r.count = dir_first(p->n, test_nranks(), test_rank() + 1) - r.first;
     r.owner = malloc((size_t)(r.count ? r.count : 1) * sizeof *r.owner);
     assert_non_null(r.owner);
     r.rc = partition_compute(p, &o, MPI_COMM_WORLD, r.owner, &r.rep, r.err, sizeof r.err);
@@ -119,7 +88,7 @@ static partition_options opts(partition_kind kind) {
 
 /* All n owners on every rank. */
 static int32_t *all_owners(const qmol_problem *p, const result *r) {
-    int P = nranks();
+    int P = test_nranks();
     int *counts = malloc((size_t)P * sizeof *counts), *displs = malloc((size_t)P * sizeof *displs);
     int32_t *all = malloc((size_t)p->n * sizeof *all);
     assert_true(counts && displs && all);
@@ -168,7 +137,7 @@ static int64_t serial_cut(const qmol_problem *p, const int32_t *all) {
 
 /* Largest owned weight over the mean, weights as partition_options says. */
 static double serial_imbalance(const qmol_problem *p, const int32_t *all, int weight_by_row) {
-    int P = nranks();
+    int P = test_nranks();
     double *w = calloc((size_t)P, sizeof *w), total = 0.0, most = 0.0;
     assert_non_null(w);
     for (int64_t i = 0; i < p->n; i++) {
@@ -191,14 +160,14 @@ static double metis_bound(const qmol_problem *p, int weight_by_row) {
         total += w;
         most = w > most ? w : most;
     }
-    return 1.03 + most * nranks() / total;
+    return 1.03 + most * test_nranks() / total;
 }
 
 /* Each state has one owner in [0, P), every rank owns some, the owned ids
  * (directory_owned_ids) agree with the counts, and the report's edge cut and
  * imbalance are those of the owners. */
 static void check_partition(const qmol_problem *p, const result *r, int weight_by_row) {
-    int P = nranks(), ok = 1;
+    int P = test_nranks(), ok = 1;
     int64_t *counts = calloc((size_t)P, sizeof *counts);
     assert_non_null(counts);
     for (int64_t k = 0; k < r->count; k++) {
@@ -207,7 +176,7 @@ static void check_partition(const qmol_problem *p, const result *r, int weight_b
         else
             counts[r->owner[k]]++;
     }
-    assert_true(all_true(ok));
+    assert_true(test_all_true(ok));
     MPI_Allreduce(MPI_IN_PLACE, counts, P, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     int64_t total = 0;
     for (int k = 0; k < P; k++) {
@@ -224,10 +193,10 @@ static void check_partition(const qmol_problem *p, const result *r, int weight_b
     assert_non_null(back);
     if (directory_lookup(p->n, r->owner, MPI_COMM_WORLD, ids, count, back, err, sizeof err))
         fail_msg("%s", err);
-    ok = count == counts[my_rank()];
+    ok = count == counts[test_rank()];
     for (int32_t k = 0; k < count; k++)
-        ok &= back[k] == my_rank() && (k == 0 || ids[k] > ids[k - 1]);
-    assert_true(all_true(ok));
+        ok &= back[k] == test_rank() && (k == 0 || ids[k] > ids[k - 1]);
+    assert_true(test_all_true(ok));
     int32_t *all = all_owners(p, r);
     assert_int_equal(r->rep.edge_cut, serial_cut(p, all));
     assert_true(fabs(r->rep.imbalance - serial_imbalance(p, all, weight_by_row)) < 1e-12);
@@ -258,7 +227,7 @@ static void check_boxes(const qmol_problem *p, const result *r) {
     int64_t volume = 1;
     for (int d = 0; d < 3; d++)
         volume *= hi[d] - lo[d] + 1;
-    assert_true(all_true(count > 0 && volume * g.components == count));
+    assert_true(test_all_true(count > 0 && volume * g.components == count));
     free(ids);
 }
 
@@ -308,19 +277,19 @@ static void block_with_given_boxes(void **state) {
     qmol_problem p = grid_20x20();
     partition_options o = opts(PARTITION_BLOCK);
     o.boxes[0] = 1;
-    o.boxes[1] = nranks();
+    o.boxes[1] = test_nranks();
     result r = run_ok(&p, o);
     check_partition(&p, &r, 0);
     check_boxes(&p, &r);
-    assert_true(r.rep.boxes[0] == 1 && r.rep.boxes[1] == nranks());
+    assert_true(r.rep.boxes[0] == 1 && r.rep.boxes[1] == test_nranks());
     for (int64_t k = 0; k < r.count; k++) {
         int64_t iy = (r.first + k) / 20, band = 0;
-        while (iy >= (band + 1) * 20 / nranks()) /* bands [b 20/P, (b+1) 20/P) */
+        while (iy >= (band + 1) * 20 / test_nranks()) /* bands [b 20/P, (b+1) 20/P) */
             band++;
         assert_int_equal(r.owner[k], (int32_t)band);
     }
     free_result(&r);
-    o.boxes[1] = nranks() + 1;
+    o.boxes[1] = test_nranks() + 1;
     result bad = run(&p, o);
     assert_int_equal(bad.rc, -1);
     assert_non_null(strstr(bad.err, "block:1x"));
@@ -360,7 +329,7 @@ static void metis_matches_block_on_grid(void **state) {
     assert_true(b.rep.imbalance <= 1.2);
     assert_int_equal(m.rep.fallback, 0);
     assert_true(m.rep.imbalance <= 1.1);
-    if (nranks() >= 2) {
+    if (test_nranks() >= 2) {
         assert_true(b.rep.edge_cut > 0);
         if ((double)m.rep.edge_cut > 1.5 * (double)b.rep.edge_cut)
             fail_msg("METIS cut %lld, block cut %lld", (long long)m.rep.edge_cut,
@@ -369,7 +338,7 @@ static void metis_matches_block_on_grid(void **state) {
     /* the box split of 12 x 10: 1x1, 2x1, 3x1, 2x2 */
     static const int expect[5][3] = {{0}, {1, 1, 1}, {2, 1, 1}, {3, 1, 1}, {2, 2, 1}};
     for (int d = 0; d < 3; d++)
-        assert_int_equal(b.rep.boxes[d], expect[nranks()][d]);
+        assert_int_equal(b.rep.boxes[d], expect[test_nranks()][d]);
     free_result(&b), free_result(&m);
     drop(&p);
 }
@@ -388,8 +357,8 @@ static void block_is_boxes(void **state) {
         double biggest = 1.0;
         for (int d = 0; d < 3; d++)
             biggest *= (double)((g.dims[d] + r.rep.boxes[d] - 1) / r.rep.boxes[d]);
-        assert_int_equal(r.rep.boxes[0] * r.rep.boxes[1] * r.rep.boxes[2], nranks());
-        assert_true(r.rep.imbalance <= biggest * nranks() / (double)p.n + 1e-12);
+        assert_int_equal(r.rep.boxes[0] * r.rep.boxes[1] * r.rep.boxes[2], test_nranks());
+        assert_true(r.rep.imbalance <= biggest * test_nranks() / (double)p.n + 1e-12);
         free_result(&r);
         drop(&p);
     }
@@ -419,8 +388,8 @@ static void non_grid_block_is_id_ranges(void **state) {
     check_partition(&p, &r, 0);
     int ok = 1;
     for (int64_t k = 0; k < r.count; k++)
-        ok &= r.owner[k] == my_rank();
-    assert_true(all_true(ok));
+        ok &= r.owner[k] == test_rank();
+    assert_true(test_all_true(ok));
     assert_true(r.rep.boxes[0] == 0 && r.rep.boxes[1] == 0 && r.rep.boxes[2] == 0);
     free_result(&r);
     drop(&p);
@@ -429,7 +398,7 @@ static void non_grid_block_is_id_ranges(void **state) {
 /* Every super-vertex of the map partition.c uses has one owner. Returns
  * 1.03 + the largest super-vertex over the mean part (unit weights). */
 static double check_super_vertices(const qmol_problem *p, const result *r, int64_t coarsen_above) {
-    int64_t target = coarsen_above / 4 > nranks() ? coarsen_above / 4 : nranks();
+    int64_t target = coarsen_above / 4 > test_nranks() ? coarsen_above / 4 : test_nranks();
     part_coarse_map m;
     part_coarse_map_init(p, target, &m);
     assert_int_equal(m.nc, r->rep.coarse_vertices);
@@ -450,7 +419,7 @@ static double check_super_vertices(const qmol_problem *p, const result *r, int64
     for (int64_t b = 0; b < m.nc; b++)
         largest = size[b] > largest ? size[b] : largest;
     free(all), free(box), free(size);
-    return 1.03 + (double)largest * nranks() / (double)p->n;
+    return 1.03 + (double)largest * test_nranks() / (double)p->n;
 }
 
 static void coarsened_metis(void **state) {
@@ -460,15 +429,16 @@ static void coarsened_metis(void **state) {
     for (o.coarsen_above = 50; o.coarsen_above <= 100; o.coarsen_above += 50) {
         result a = run_ok(&p, o), b = run_ok(&p, o);
         check_partition(&p, &a, 0);
-        assert_int_equal(a.rep.coarsened, nranks() > 1);
-        if (nranks() > 1) {
+        assert_int_equal(a.rep.coarsened, test_nranks() > 1);
+        if (test_nranks() > 1) {
             double bound = check_super_vertices(&p, &a, o.coarsen_above);
             assert_int_equal(a.rep.fallback, 0);
             assert_true(a.rep.imbalance <= bound);
             if (o.coarsen_above == 100) assert_true(a.rep.imbalance <= 1.3);
         }
         /* the same partition again */
-        assert_true(all_true(memcmp(a.owner, b.owner, (size_t)a.count * sizeof *a.owner) == 0));
+        assert_true(
+            test_all_true(memcmp(a.owner, b.owner, (size_t)a.count * sizeof *a.owner) == 0));
         assert_int_equal(a.rep.edge_cut, b.rep.edge_cut);
         free_result(&a), free_result(&b);
     }
@@ -481,8 +451,8 @@ static void coarsened_metis(void **state) {
     o.weight_by_row = 0;
     result ids = run_ok(&p, o);
     check_partition(&p, &ids, 0);
-    assert_int_equal(ids.rep.coarsened, nranks() > 1);
-    if (nranks() > 1) check_super_vertices(&p, &ids, o.coarsen_above);
+    assert_int_equal(ids.rep.coarsened, test_nranks() > 1);
+    if (test_nranks() > 1) check_super_vertices(&p, &ids, o.coarsen_above);
     free_result(&w), free_result(&ids);
     drop(&p);
 }
@@ -491,7 +461,7 @@ static void metis_is_deterministic(void **state) {
     (void)state;
     qmol_problem p = make_case(2);
     result a = run_ok(&p, opts(PARTITION_METIS)), b = run_ok(&p, opts(PARTITION_METIS));
-    assert_true(all_true(memcmp(a.owner, b.owner, (size_t)a.count * sizeof *a.owner) == 0));
+    assert_true(test_all_true(memcmp(a.owner, b.owner, (size_t)a.count * sizeof *a.owner) == 0));
     free_result(&a), free_result(&b);
     drop(&p);
 }
@@ -575,22 +545,22 @@ static void components_stay_together(void **state) {
     result m = run_ok(&p, o);
     check_partition(&p, &m, 0);
     check_cells_whole(&p, &m);
-    if (nranks() > 1) check_super_vertices(&p, &m, o.coarsen_above);
+    if (test_nranks() > 1) check_super_vertices(&p, &m, o.coarsen_above);
     free_result(&b), free_result(&m);
 }
 
 /* A 2 x 2 grid has no box split for 3 ranks: id ranges, reported. */
 static void block_without_box_split(void **state) {
     (void)state;
-    qmol_problem p = make("heat2d", (const char *[]){"nx=2", "ny=2"}, 2);
+    qmol_problem p = test_problem("heat2d", (const char *[]){"nx=2", "ny=2"}, 2);
     result r = run_ok(&p, opts(PARTITION_BLOCK));
     check_partition(&p, &r, 0);
-    assert_int_equal(r.rep.fallback, nranks() == 3);
-    if (nranks() == 3) {
+    assert_int_equal(r.rep.fallback, test_nranks() == 3);
+    if (test_nranks() == 3) {
         int ok = 1;
         for (int64_t k = 0; k < r.count; k++)
-            ok &= r.owner[k] == my_rank();
-        assert_true(all_true(ok));
+            ok &= r.owner[k] == test_rank();
+        assert_true(test_all_true(ok));
         assert_int_equal(r.rep.boxes[0], 0);
     } else {
         check_boxes(&p, &r);
@@ -616,12 +586,12 @@ static void bad_requests(void **state) {
     char want[256];
     qmol_problem bad = {.n = 40, .row_size = bad_row_size, .row = bad_row, .components = 1};
     refused(&bad, opts(PARTITION_METIS), "row 37 reads state 40, outside [0, 40)");
-    if (nranks() >= 2) {
+    if (test_nranks() >= 2) {
         char n[32];
-        snprintf(n, sizeof n, "N=%d", nranks() - 1);
-        qmol_problem few = make("heat1d", (const char *[]){n}, 1);
-        snprintf(want, sizeof want, "%d ranks for %d states: use at most %d ranks", nranks(),
-                 nranks() - 1, nranks() - 1);
+        snprintf(n, sizeof n, "N=%d", test_nranks() - 1);
+        qmol_problem few = test_problem("heat1d", (const char *[]){n}, 1);
+        snprintf(want, sizeof want, "%d ranks for %d states: use at most %d ranks", test_nranks(),
+                 test_nranks() - 1, test_nranks() - 1);
         refused(&few, opts(PARTITION_BLOCK), want);
         drop(&few);
     }
@@ -641,7 +611,7 @@ static void temp_path(char *path, size_t len, const char *tag) {
 
 /* Rank 0 writes lines[0..count) (one per line) to path. */
 static void write_lines(const char *path, const char *const *lines, int64_t count) {
-    if (my_rank() == 0) {
+    if (test_rank() == 0) {
         FILE *f = fopen(path, "w");
         assert_non_null(f);
         for (int64_t k = 0; k < count; k++)
@@ -653,7 +623,7 @@ static void write_lines(const char *path, const char *const *lines, int64_t coun
 
 static void remove_file(const char *path) {
     MPI_Barrier(MPI_COMM_WORLD);
-    if (my_rank() == 0) remove(path);
+    if (test_rank() == 0) remove(path);
 }
 
 /* Owner lines for n states: state i on rank (i / 7) % P. */
@@ -663,7 +633,7 @@ static char **owner_lines(int64_t n) {
     for (int64_t i = 0; i <= n; i++) {
         lines[i] = malloc(16);
         assert_non_null(lines[i]);
-        snprintf(lines[i], 16, "%d", (int)((i / 7) % nranks()));
+        snprintf(lines[i], 16, "%d", (int)((i / 7) % test_nranks()));
     }
     return lines;
 }
@@ -687,8 +657,8 @@ static void file_round_trip(void **state) {
     check_partition(&p, &r, 0);
     int ok = 1;
     for (int64_t k = 0; k < r.count; k++)
-        ok &= r.owner[k] == ((r.first + k) / 7) % nranks();
-    assert_true(all_true(ok));
+        ok &= r.owner[k] == ((r.first + k) / 7) % test_nranks();
+    assert_true(test_all_true(ok));
     free_result(&r);
     free_lines(lines, p.n);
     remove_file(path);
@@ -716,7 +686,7 @@ static void file_refused(const qmol_problem *p, const char *tag, const char *con
 static void file_errors(void **state) {
     (void)state;
     qmol_problem p = make_case(1);
-    int P = nranks();
+    int P = test_nranks();
     char **lines = owner_lines(p.n), want[256];
     const char *const *l = (const char *const *)lines;
     file_refused(&p, "short", l, p.n - 1,

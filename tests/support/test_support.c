@@ -1,4 +1,7 @@
 #include "test_support.h"
+
+#include "registry.h"
+
 #include <mpi.h>
 
 int test_run_mpi(int argc, char **argv, const char *group, const struct CMUnitTest *tests,
@@ -7,4 +10,33 @@ int test_run_mpi(int argc, char **argv, const char *group, const struct CMUnitTe
     int failed = _cmocka_run_group_tests(group, tests, count, NULL, NULL);
     MPI_Finalize();
     return failed;
+}
+
+int test_nranks(void) {
+    int P;
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    return P;
+}
+
+int test_rank(void) {
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+int test_all_true(int ok) {
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return ok;
+}
+
+qmol_problem test_problem(const char *name, const char *const *sets, int nsets) {
+    const qmol_problem_def *def = registry_find(name);
+    assert_non_null(def);
+    double values[64];
+    char err[256];
+    qmol_problem p;
+    if (params_resolve(def, sets, nsets, values, err, sizeof err) ||
+        def->create(values, &p, err, sizeof err))
+        fail_msg("%s: %s", name, err);
+    return p;
 }

@@ -7,9 +7,21 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "qmol.h"
+
 /* Runs a cmocka group between MPI_Init and MPI_Finalize. */
 int test_run_mpi(int argc, char **argv, const char *group, const struct CMUnitTest *tests,
                  size_t count);
+
+/* MPI_COMM_WORLD's size and this rank. */
+int test_nranks(void);
+int test_rank(void);
+/* A condition every rank must see true (so no rank leaves a collective
+ * sequence early while the others wait). */
+int test_all_true(int ok);
+/* Built-in problem `name` with "key=value" overrides; fails the test on a
+ * bad name or value. */
+qmol_problem test_problem(const char *name, const char *const *sets, int nsets);
 
 #define QMOL_RUN_TESTS(argc, argv, tests)                                                          \
     test_run_mpi(argc, argv, #tests, tests, sizeof(tests) / sizeof((tests)[0]))
