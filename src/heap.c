@@ -4,10 +4,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define ARITY 4
+#define ARITY 4 /* earliest_child's tournament is written for 4 */
 
+/* Bitwise, not short-circuit: no branch to mispredict in the child choice. */
 static inline int before(heap_node a, heap_node b) {
-    return a.time < b.time || (a.time == b.time && a.id < b.id);
+    return (a.time < b.time) | ((a.time == b.time) & (a.id < b.id));
 }
 
 static inline void place(event_heap *h, int32_t pos, heap_node v) {
@@ -46,13 +47,28 @@ static void sift_up(event_heap *h, int32_t pos, heap_node v) {
     place(h, pos, v);
 }
 
+/* The earliest of the children first, first + 1, ... (at most ARITY, fewer
+ * at the end of the heap). (time, id) pairs are distinct, so the pairwise
+ * tournament of a full family finds the same child as a scan. */
+static inline int32_t earliest_child(const event_heap *h, int32_t first) {
+    const heap_node *node = h->node;
+    if (first + ARITY <= h->n) {
+        const heap_node *c = node + first;
+        int32_t a = before(c[1], c[0]);
+        int32_t b = 2 + before(c[3], c[2]);
+        return first + a + (b - a) * before(c[b], c[a]);
+    }
+    int32_t best = first;
+    for (int32_t c = first + 1; c < h->n; c++)
+        if (before(node[c], node[best])) best = c;
+    return best;
+}
+
 static void sift_down(event_heap *h, int32_t pos, heap_node v) {
     for (;;) {
         int32_t first = ARITY * pos + 1;
         if (first >= h->n) break;
-        int32_t last = first + ARITY < h->n ? first + ARITY : h->n, best = first;
-        for (int32_t c = first + 1; c < last; c++)
-            if (before(h->node[c], h->node[best])) best = c;
+        int32_t best = earliest_child(h, first);
         if (!before(h->node[best], v)) break;
         place(h, pos, h->node[best]);
         pos = best;

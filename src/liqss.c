@@ -5,8 +5,9 @@
 #include <stdlib.h>
 
 double liqss_diag(const qss_engine *e, int32_t i) {
-    if (e->m->diag_entry[i] < 0) return 0.0;
-    double a = e->diag[i];
+    int64_t pos = e->m->diag_entry[i];
+    if (pos < 0) return 0.0;
+    double a = e->entry ? e->entry[pos] : e->diag[i];
     return (e->order >= 2 && a > 0.0) ? 0.0 : a;
 }
 
@@ -60,10 +61,13 @@ void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old) {
         eng_schedule_liqss(e, j, t);
         if (secant) {
             double est = (e->xc[1][j] - before) / dqi;
-            if (e->entry) e->entry[m->dep_entry[p]] = est;
-            if (j == i) e->diag[i] = est;
+            if (e->entry)
+                e->entry[m->dep_entry[p]] = est; /* j == i: the diagonal entry */
+            else if (j == i)
+                e->diag[i] = est;
         }
     }
+    if (!eng_reads_self(e, i)) eng_schedule_liqss(e, i, t);
 }
 
 void liqss_note_miss(qss_engine *e, int32_t i, double q_old) {
@@ -71,8 +75,10 @@ void liqss_note_miss(qss_engine *e, int32_t i, double q_old) {
 }
 
 int liqss_setup(qss_engine *e, int all_entries) {
-    e->diag = calloc((size_t)e->n, sizeof *e->diag);
-    if (!e->diag) return -1;
+    if (!all_entries) {
+        e->diag = calloc((size_t)e->n, sizeof *e->diag);
+        if (!e->diag) return -1;
+    }
     if (e->order == 2) {
         e->missed = calloc((size_t)e->n, 1);
         if (!e->missed) return -1;
@@ -100,7 +106,6 @@ static void liqss1_event(qss_engine *e, int32_t i, double t) {
     if (e->analytic_jac) eng_eval_jac_row(e, i, t);
     eng_set_q(e, i, t, liqss1_choose(e, i, t), 0.0, 0.0);
     liqss_propagate(e, i, t, q_old);
-    eng_schedule_liqss(e, i, t);
 }
 
 static void liqss2_event(qss_engine *e, int32_t i, double t) {
@@ -111,7 +116,6 @@ static void liqss2_event(qss_engine *e, int32_t i, double t) {
     liqss2_choose(e, i, t, &q, &qdot);
     eng_set_q(e, i, t, q, qdot, 0.0);
     liqss_propagate(e, i, t, q_old);
-    eng_schedule_liqss(e, i, t);
 }
 
 void liqss_input_changed(qss_engine *e, int32_t j, double t) {

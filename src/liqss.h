@@ -17,7 +17,8 @@ double liqss2_choose(const qss_engine *e, int32_t i, double t, double *q, double
 double liqss_diag(const qss_engine *e, int32_t i);
 
 /* After q_i changed from q_old (its value at t): re-evaluates every f_j that
- * reads q_i, reschedules j, and updates the secant estimates of column i. */
+ * reads q_i, reschedules j, and updates the secant estimates of column i;
+ * schedules i (among its dependents or, if f_i does not read x_i, last). */
 void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old);
 
 /* Second order, at the start of i's event: records whether x_i came there by

@@ -274,14 +274,12 @@ static void mliqss_event(qss_engine *e, int32_t i, double t) {
             double qj_old = eng_q_at(e, j, t);
             eng_set_q(e, j, t, q[1], e->order >= 2 ? qd[1] : 0.0, 0.0);
             liqss_propagate(e, j, t, qj_old);
-            eng_schedule_liqss(e, j, t);
             c.q_new = q[0];
             c.qd_new = e->order >= 2 ? qd[0] : 0.0;
         }
     }
     eng_set_q(e, i, t, c.q_new, c.qd_new, 0.0);
     liqss_propagate(e, i, t, c.q_old);
-    eng_schedule_liqss(e, i, t);
 }
 
 static int mliqss_init(qss_engine *e) {

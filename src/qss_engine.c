@@ -78,11 +78,21 @@ static int gather_row(qss_engine *e, int32_t j, double t) {
     const model *m = e->m;
     int64_t start = m->row_ptr[j];
     int len = (int)(m->row_ptr[j + 1] - start);
+    const int32_t *cols = m->row_col + start;
+    const double *q0 = e->qc[0], *q1 = e->qc[1], *tq = e->tq;
+    if (e->order <= 2) { /* q is at most linear: no curvature */
+        for (int k = 0; k < len; k++) {
+            int32_t c = cols[k];
+            e->vals[k] = q0[c] + (t - tq[c]) * q1[c];
+            e->slopes[k] = q1[c];
+        }
+        return len;
+    }
     for (int k = 0; k < len; k++) {
-        int32_t c = m->row_col[start + k];
-        double h = t - e->tq[c];
-        e->vals[k] = e->qc[0][c] + h * (e->qc[1][c] + h * e->qc[2][c]);
-        e->slopes[k] = e->qc[1][c] + 2.0 * h * e->qc[2][c];
+        int32_t c = cols[k];
+        double h = t - tq[c];
+        e->vals[k] = q0[c] + h * (q1[c] + h * e->qc[2][c]);
+        e->slopes[k] = q1[c] + 2.0 * h * e->qc[2][c];
         e->curv[k] = e->qc[2][c];
     }
     return len;
@@ -95,8 +105,13 @@ static double eval_rhs(qss_engine *e, int32_t j, double t, const double *vals) {
 
 /* f_j along the q trajectories at t + tau (tau small), from gathered rows. */
 static double rhs_along(qss_engine *e, int32_t j, double t, double tau, int len) {
-    for (int k = 0; k < len; k++)
-        e->vals2[k] = e->vals[k] + tau * (e->slopes[k] + tau * e->curv[k]);
+    if (e->order <= 2) {
+        for (int k = 0; k < len; k++)
+            e->vals2[k] = e->vals[k] + tau * e->slopes[k];
+    } else {
+        for (int k = 0; k < len; k++)
+            e->vals2[k] = e->vals[k] + tau * (e->slopes[k] + tau * e->curv[k]);
+    }
     return eval_rhs(e, j, t + tau, e->vals2);
 }
 
@@ -121,8 +136,12 @@ static double input_time_scale(const qss_engine *e, int32_t j, int len, double t
 
 static void store_estimates(qss_engine *e, int32_t j, int len) {
     const model *m = e->m;
-    if (e->entry) memcpy(e->entry + m->row_ptr[j], e->dfdv, (size_t)len * sizeof(double));
-    if (e->diag && m->diag_entry[j] >= 0) e->diag[j] = e->dfdv[m->diag_entry[j] - m->row_ptr[j]];
+    if (e->entry) { /* rows are short: a loop, not a library call */
+        double *entry = e->entry + m->row_ptr[j];
+        for (int k = 0; k < len; k++)
+            entry[k] = e->dfdv[k];
+    } else if (e->diag && m->diag_entry[j] >= 0)
+        e->diag[j] = e->dfdv[m->diag_entry[j] - m->row_ptr[j]];
 }
 
 void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
@@ -183,6 +202,14 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
 /* Coefficients of x_j(t + s) - q_j(t + s) in s. */
 static void difference_at(const qss_engine *e, int32_t j, double t, double *d) {
     double hx = t - e->tx[j], hq = t - e->tq[j];
+    if (e->order == 2) { /* x quadratic, q linear */
+        double a0 = e->xc[0][j], a1 = e->xc[1][j], a2 = e->xc[2][j];
+        d[0] = (a0 + hx * (a1 + hx * a2)) - (e->qc[0][j] + hq * e->qc[1][j]);
+        d[1] = (a1 + 2.0 * hx * a2) - e->qc[1][j];
+        d[2] = a2;
+        d[3] = 0.0;
+        return;
+    }
     double a0 = e->xc[0][j], a1 = e->xc[1][j], a2 = e->xc[2][j], a3 = e->xc[3][j];
     double b0 = e->qc[0][j], b1 = e->qc[1][j], b2 = e->qc[2][j];
     d[0] = (a0 + hx * (a1 + hx * (a2 + hx * a3))) - (b0 + hq * (b1 + hq * b2));
@@ -221,6 +248,18 @@ void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
  * N=1000: 9.8e4 events instead of 6.0e4), hence only after a miss. */
 #define NEAR_MISS 1.0
 
+/* Whether x - q = d(s), a quadratic, stays strictly inside +-bound on
+ * [0, meet] (meet finite): then x meets q before it can leave, and the exit
+ * time, a second quadratic solve, is not needed. Between 0 and meet d moves
+ * monotonically towards q except across its extremum. */
+static int meets_before_exit(const double *d, double meet, double bound) {
+    if (!(meet < INFINITY) || !(fabs(d[0]) < bound)) return 0;
+    if (d[2] == 0.0) return 1;
+    double s = -d[1] / (2.0 * d[2]);
+    if (!(s > 0.0 && s < meet)) return 1;
+    return fabs(d[0] + s * (d[1] + s * d[2])) < (1.0 - 1e-12) * bound;
+}
+
 /* Order 2: the same rule with the quadratic solves inlined. */
 static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
     double d[4];
@@ -230,8 +269,11 @@ static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
         fabs(d[0]) > 2.0 * tangency
             ? poly2_min_positive_root(d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2])
             : poly2_min_positive_root(d[0], d[1], d[2]);
-    double away = poly2_first_exit(d[0], d[1], d[2], 2.0 * dq);
-    double next = meet < away ? meet : away;
+    double next = meet;
+    if (!meets_before_exit(d, meet, 2.0 * dq)) {
+        double away = poly2_first_exit(d[0], d[1], d[2], 2.0 * dq);
+        if (away < next) next = away;
+    }
     if (e->missed && e->missed[j] && d[2] != 0.0) {
         /* a near miss: x turns back at its closest approach to q without
          * meeting it; re-choose q there rather than wait for 2 dQ */

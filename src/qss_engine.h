@@ -45,7 +45,8 @@ struct qss_engine {
     double *xc[4], *qc[3];
     double *tx, *tq, *dq;
     event_heap heap;
-    /* Jacobian estimates: diag[i] ~ df_i/dx_i; entry[e] ~ row entry e (mLIQSS). */
+    /* Jacobian estimates: entry[e] ~ row entry e (mLIQSS), or, without
+     * entry, diag[i] ~ df_i/dx_i (LIQSS) */
     double *diag, *entry;
     /* LIQSS2: missed[i] != 0 when i's last event came from x drifting away
      * from q rather than meeting it (see eng_schedule_liqss) */
@@ -101,6 +102,11 @@ void eng_update_quantum(qss_engine *e, int32_t i);
  * or |x - q| = 2 dq); both schedule j. */
 void eng_schedule_qss(qss_engine *e, int32_t j, double t);
 void eng_schedule_liqss(qss_engine *e, int32_t j, double t);
+/* Whether f_i reads x_i: then propagating q_i's change re-evaluates and
+ * reschedules i itself, and the event need not schedule i again. */
+static inline int eng_reads_self(const qss_engine *e, int32_t i) {
+    return e->m->diag_entry[i] >= 0;
+}
 /* Stops the run with a message (first failure wins). */
 void eng_fail(qss_engine *e, const char *fmt, ...);
 

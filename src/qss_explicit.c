@@ -21,7 +21,7 @@ static void explicit_event(qss_engine *e, int32_t i, double t) {
         eng_eval_derivs(e, j, t);
         eng_schedule_qss(e, j, t);
     }
-    eng_schedule_qss(e, i, t);
+    if (!eng_reads_self(e, i)) eng_schedule_qss(e, i, t);
 }
 
 static void explicit_input_changed(qss_engine *e, int32_t j, double t) {
