@@ -3,6 +3,7 @@
 
 #include "agree.h"
 #include "directory.h"
+#include "part_deal.h"
 
 #include <metis.h>
 #include <stdio.h>
@@ -109,12 +110,48 @@ static void local_free(local_part *l) {
     free(l->deg), free(l->adj), free(l->ewgt), free(l->vwgt);
 }
 
-/* Rank 0: METIS_PartGraphKway on the gathered graph; h->owner gets the parts. */
-static int run_metis(gathered *h, int64_t nv, int P, char *err, size_t errlen) {
+static int copy_parts(gathered *h, int64_t nv) {
+    for (int64_t u = 0; u < nv; u++)
+        h->owner[u] = (int32_t)h->part[u];
+    return 0;
+}
+
+/* h->owner from the pieces in h->part: part_deal on the pieces' adjacency. */
+static int deal(gathered *h, int64_t nv, int pieces, int P, char *err, size_t errlen) {
+    int64_t npairs = 0;
+    for (int64_t u = 0; u < nv; u++)
+        for (idx_t k = h->xadj[u]; k < h->xadj[u + 1]; k++)
+            npairs += h->part[u] < h->part[h->adj[k]];
+    int32_t *pairs = malloc((size_t)(2 * npairs + 2) * sizeof *pairs);
+    int32_t *rank_of = malloc((size_t)pieces * sizeof *rank_of);
+    int rc = pairs && rank_of ? 0 : -1;
+    if (!rc) {
+        int64_t m = 0;
+        for (int64_t u = 0; u < nv; u++)
+            for (idx_t k = h->xadj[u]; k < h->xadj[u + 1]; k++)
+                if (h->part[u] < h->part[h->adj[k]]) {
+                    pairs[2 * m] = (int32_t)h->part[u];
+                    pairs[2 * m + 1] = (int32_t)h->part[h->adj[k]];
+                    m++;
+                }
+        rc = part_deal(pieces, P, pairs, npairs, rank_of);
+    }
+    if (rc)
+        snprintf(err, errlen, "out of memory dealing %d METIS pieces to %d ranks", pieces, P);
+    else
+        for (int64_t u = 0; u < nv; u++)
+            h->owner[u] = rank_of[h->part[u]];
+    free(pairs), free(rank_of);
+    return rc;
+}
+
+/* Rank 0: METIS_PartGraphKway on the gathered graph into `pieces` parts;
+ * h->owner gets the rank each piece is dealt to (part_deal). */
+static int run_metis(gathered *h, int64_t nv, int pieces, int P, char *err, size_t errlen) {
     h->xadj[0] = 0;
     for (int64_t u = 0; u < nv; u++)
         h->xadj[u + 1] += h->xadj[u];
-    idx_t nvtxs = (idx_t)nv, ncon = 1, nparts = P, objval = 0;
+    idx_t nvtxs = (idx_t)nv, ncon = 1, nparts = pieces, objval = 0;
     idx_t options[METIS_NOPTIONS];
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_SEED] = 1;
@@ -127,12 +164,11 @@ static int run_metis(gathered *h, int64_t nv, int P, char *err, size_t errlen) {
                  metis_error(rc), rc, (long long)nv);
         return -1;
     }
-    for (int64_t u = 0; u < nv; u++)
-        h->owner[u] = (int32_t)h->part[u];
-    return 0;
+    return pieces > P ? deal(h, nv, pieces, P, err, errlen) : copy_parts(h, nv);
 }
 
-int part_metis(const part_graph *g, MPI_Comm comm, int32_t *owner, char *err, size_t errlen) {
+int part_metis(const part_graph *g, int pieces, MPI_Comm comm, int32_t *owner, char *err,
+               size_t errlen) {
     int P, rank;
     MPI_Comm_size(comm, &P);
     MPI_Comm_rank(comm, &rank);
@@ -176,7 +212,7 @@ int part_metis(const part_graph *g, MPI_Comm comm, int32_t *owner, char *err, si
     MPI_Gatherv(l.adj, ac, MPI_IDX, h.adj, h.acount, h.adispl, MPI_IDX, 0, comm);
     if (g->ewgt) MPI_Gatherv(l.ewgt, ac, MPI_IDX, h.ewgt, h.acount, h.adispl, MPI_IDX, 0, comm);
     local_free(&l);
-    rc = rank == 0 ? run_metis(&h, nv, P, err, errlen) : 0;
+    rc = rank == 0 ? run_metis(&h, nv, pieces, P, err, errlen) : 0;
     if (comm_agree(comm, rc, err, errlen) == 0)
         MPI_Scatterv(h.owner, h.vcount, h.vdispl, MPI_INT32_T, owner, vc, MPI_INT32_T, 0, comm);
     else

@@ -14,9 +14,12 @@
  * total exceeds 2^29, so no sum METIS forms overflows. */
 #define PART_METIS_MAX ((int64_t)1 << 30)
 
-/* Collective: owner[k] = part (in [0, P)) of vertex g->first + k. P >= 2. Parts
- * may be empty for tiny graphs. Returns 0, or -1 with err set (graph beyond
- * PART_METIS_MAX, out of memory on rank 0, METIS error); verdict agreed. */
-int part_metis(const part_graph *g, MPI_Comm comm, int32_t *owner, char *err, size_t errlen);
+/* Collective: METIS cuts the graph into `pieces` parts (>= P, P >= 2) and
+ * owner[k] = the rank that the piece of vertex g->first + k is dealt to
+ * (part_deal.h; piece = rank when pieces = P). Ranks may be empty for tiny
+ * graphs. Returns 0, or -1 with err set (graph beyond PART_METIS_MAX, out of
+ * memory on rank 0, METIS error); verdict agreed. */
+int part_metis(const part_graph *g, int pieces, MPI_Comm comm, int32_t *owner, char *err,
+               size_t errlen);
 
 #endif

@@ -39,6 +39,11 @@ static int check_request(const qmol_problem *p, const partition_options *o, int 
         snprintf(err, errlen, "file partition without a file name (file:PATH)");
         return -1;
     }
+    if (o->pieces_per_rank < 0) {
+        snprintf(err, errlen, "pieces_per_rank is %d: it must be >= 0 (0: one piece per rank)",
+                 o->pieces_per_rank);
+        return -1;
+    }
     if (o->coarsen_above < 0) {
         snprintf(err, errlen, "coarsen_above is %lld: it must be >= 0 (0: the default %d)",
                  (long long)o->coarsen_above, DEFAULT_COARSEN_ABOVE);
@@ -47,14 +52,23 @@ static int check_request(const qmol_problem *p, const partition_options *o, int 
     return 0;
 }
 
+/* Pieces for METIS on a graph of nv vertices: K P, at most nv, at least P. */
+static int metis_pieces(const partition_options *o, int P, int64_t nv) {
+    int64_t k = o->pieces_per_rank > 1 ? o->pieces_per_rank : 1;
+    int64_t pieces = k * P < nv ? k * P : nv;
+    return (int)(pieces > P ? pieces : P);
+}
+
 /* METIS on the coarse graph of g; every state gets its super-vertex's owner.
  * Returns 0, 1 when the coarse graph has fewer vertices than ranks (some
  * rank would get nothing), -1 on error (agreed). */
-static int coarse_metis(const qmol_problem *p, int64_t limit, const part_graph *g, MPI_Comm comm,
-                        int32_t *owner, partition_report *rep, char *err, size_t errlen) {
+static int coarse_metis(const qmol_problem *p, const partition_options *o, int64_t limit,
+                        const part_graph *g, MPI_Comm comm, int32_t *owner, partition_report *rep,
+                        char *err, size_t errlen) {
     int P;
     MPI_Comm_size(comm, &P);
-    int64_t target = limit / 4 > P ? limit / 4 : P;
+    int64_t least = (int64_t)metis_pieces(o, P, p->n);
+    int64_t target = limit / 4 > least ? limit / 4 : least;
     part_coarse_map m;
     part_coarse_map_init(p, target, &m);
     part_graph c;
@@ -81,7 +95,8 @@ static int coarse_metis(const qmol_problem *p, int64_t limit, const part_graph *
     if (comm_agree(comm, rc, err, errlen) == 0) {
         for (int64_t k = 0; k < g->count; k++)
             cid[k] = part_coarse_of(&m, g->first + k);
-        rc = part_metis(&c, comm, cowner, err, errlen);
+        rep->pieces = metis_pieces(o, P, m.nc);
+        rc = part_metis(&c, rep->pieces, comm, cowner, err, errlen);
         if (rc == 0) rc = directory_lookup(m.nc, cowner, comm, cid, g->count, owner, err, errlen);
     } else {
         rc = -1;
@@ -105,9 +120,11 @@ static int metis_owners(const qmol_problem *p, const partition_options *o, const
     int64_t above = o->coarsen_above > 0 ? o->coarsen_above : DEFAULT_COARSEN_ABOVE;
     int64_t nadj = part_graph_adjacency(g, comm);
     /* METIS's own limits force coarsening too */
-    if (p->n <= above && p->n <= PART_METIS_MAX && nadj <= PART_METIS_MAX)
-        return part_metis(g, comm, owner, err, errlen);
-    return coarse_metis(p, above < PART_METIS_MAX ? above : PART_METIS_MAX, g, comm, owner, rep,
+    if (p->n <= above && p->n <= PART_METIS_MAX && nadj <= PART_METIS_MAX) {
+        rep->pieces = metis_pieces(o, P, p->n);
+        return part_metis(g, rep->pieces, comm, owner, err, errlen);
+    }
+    return coarse_metis(p, o, above < PART_METIS_MAX ? above : PART_METIS_MAX, g, comm, owner, rep,
                         err, errlen);
 }
 

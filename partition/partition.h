@@ -4,7 +4,11 @@
  * owner directory (comm/directory.h): each rank gets the owners of its
  * directory block of ids. Three kinds:
  *   metis  METIS k-way on the symmetrized state dependency graph (j in row(i)
- *          or i in row(j) joins i and j), gathered to rank 0. Above
+ *          or i in row(j) joins i and j), gathered to rank 0, into K P
+ *          pieces (K = pieces_per_rank) dealt to the ranks K each, with
+ *          neighbouring pieces on different ranks (part_deal.h): each rank's
+ *          pieces are spread over the domain, so a front crossing it is
+ *          shared by all ranks instead of sweeping one rank after another. Above
  *          coarsen_above states METIS partitions a coarsened graph whose
  *          super-vertices are boxes of grid cells (grid problems) or blocks of
  *          ids, at most max(min(coarsen_above, 2^30) / 4, P) of them.
@@ -42,6 +46,8 @@ typedef struct partition_options {
     int weight_by_row;     /* 1: vertex weight = row length of the state (at least 1); 0: all 1 */
     int boxes[3];          /* PARTITION_BLOCK on a grid: ranks per dimension ("block:2x1");
                               all 0: the split with the smallest cut surface */
+    int pieces_per_rank;   /* PARTITION_METIS: METIS cuts K P pieces, dealt K to each rank
+                              (0 means 1) */
 } partition_options;
 
 typedef struct partition_report {
@@ -54,6 +60,7 @@ typedef struct partition_report {
     int fallback;            /* 1: the block partition replaced a METIS result with an empty
                                 part, or no box split of the grid fits and block used ids */
     int boxes[3];            /* block on a grid: ranks per dimension (px, py, pz); else 0 */
+    int pieces;              /* METIS: the pieces cut (K P, fewer on tiny graphs); else 0 */
 } partition_report;
 
 /* Collective over comm. Fills owner_block[k] = owner rank of state

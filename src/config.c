@@ -37,6 +37,9 @@ void config_usage(void) {
            "  --max-order N         CVODE BDF maximum order, 1..5 (default 5)\n"
            "  --partition P         several ranks: metis (default), block, file:PATH\n"
            "  --coarsen-above N     METIS on a coarsened graph above N states (default 2e7)\n"
+           "  --pieces K            METIS: K pieces per rank, dealt round-robin, so moving\n"
+           "                        fronts keep every rank busy (default: 4 for QSS\n"
+           "                        methods, 1 for cvode)\n"
            "  --window DT           several ranks: fixed exchange window (default: adaptive)\n"
            "  --window-min DT       adaptive windows: shortest (default 1e-6 (tf - t0))\n"
            "  --window-max DT       adaptive windows: longest (default (tf - t0) / K)\n"
@@ -46,9 +49,9 @@ void config_usage(void) {
 /* The options that apply() knows, by name without "--": each is also a [run]
  * key of an INI file, except "set" (INI files use a [problem] section). */
 static const char *const option_names[] = {
-    "problem", "set",        "method",     "tol",       "abstol",        "tf",     "samples",
-    "output",  "overwrite",  "jacobian",   "linsol",    "max-order",     "quiet",  "verbose",
-    "window",  "window-min", "window-max", "partition", "coarsen-above", "precond"};
+    "problem", "set",        "method",     "tol",       "abstol",        "tf",      "samples",
+    "output",  "overwrite",  "jacobian",   "linsol",    "max-order",     "quiet",   "verbose",
+    "window",  "window-min", "window-max", "partition", "coarsen-above", "precond", "pieces"};
 #define NOPTIONS (sizeof option_names / sizeof option_names[0])
 
 static int known_option(const char *key) {
@@ -200,6 +203,12 @@ static int apply(run_config *c, const char *key, const char *value, const char *
             return failf(err, errlen, "%s%s%s: must be a whole number >= 1 (states)", where, sep,
                          value);
         c->coarsen_above = count;
+    } else if (!strcmp(key, "pieces")) {
+        if (parse_count(value, 1, 4096, &count) != 0)
+            return failf(err, errlen,
+                         "%s%s%s: must be a whole number in [1, 4096] (pieces per rank)", where,
+                         sep, value);
+        c->pieces = (int)count;
     } else if (!strcmp(key, "overwrite") || !strcmp(key, "quiet") || !strcmp(key, "verbose")) {
         int *flag = key[0] == 'o' ? &c->overwrite : key[0] == 'q' ? &c->quiet : &c->verbose;
         if (parse_bool(value, flag) != 0)

@@ -37,6 +37,7 @@ typedef struct run_config {
     double window, window_min, window_max; /* 0: adaptive / defaults */
     char *partition;                       /* --partition value, NULL: metis */
     int64_t coarsen_above;                 /* 0: the partitioner's default */
+    int pieces;                            /* METIS pieces per rank, 0: the method's default */
     int quiet, verbose;
 } run_config;
 

@@ -160,21 +160,106 @@ static int exchange_window(qss_engine *e, exchange *x, double T) {
     return 0;
 }
 
-/* Adaptive windows are this fraction of the shortest boundary period below:
+/* Adaptive windows are this fraction of the time scale of window_watch below:
  * a ghost is stale for up to a window, so windows as long as the period
  * itself doubled to quadrupled the np > 1 error on heat2d (docs/parallel.md);
  * a quarter keeps it at the np = 1 level. */
 #define WINDOW_FRACTION 0.25
 
-/* Shortest time from a boundary state's last change to its next one. */
-static double boundary_period(const qss_engine *e) {
-    double w = INFINITY;
-    for (int32_t i = 0; i < e->n; i++) {
-        if (!e->boundary[i]) continue;
-        double p = heap_time(&e->heap, i) - e->tq[i];
-        if (p < w) w = p;
+/* What the adaptive window length looks at (several ranks). The boundary
+ * states' periods alone let windows grow while the boundary is quiet, and a
+ * front then crossed it up to a whole window late (adr2d 150^2 split by one
+ * cut: P = 2 3.3e-3 from P = 1, whose e_rr is 8e-4). Activity travels one
+ * hop (f_b reads s) per event at least, so a state `hops` hops from the
+ * boundary whose events come every p cannot change a boundary state sooner
+ * than about (hops + 1) p: every event of the window offers that bound
+ * ("reach"), and the window is the fraction above of the smallest. */
+typedef struct window_watch {
+    int32_t *boundary; /* owned states read by other ranks */
+    int32_t nboundary;
+    uint16_t *hops; /* per owned state: hops to the nearest boundary state */
+    double reach;   /* min over this window's events of (hops + 1) period */
+} window_watch;
+
+/* hops[] saturates here; unreached states (no path to a boundary) too. */
+#define HOPS_FAR 65535
+
+static void watch_free(window_watch *w) {
+    free(w->boundary), free(w->hops);
+}
+
+/* Boundary list and hop distances by breadth-first search over the rows
+ * from the boundary states. Returns 0 or -1 (out of memory). */
+static int watch_init(const qss_engine *e, window_watch *w) {
+    const model *m = e->m;
+    int32_t n = e->n, len = 0;
+    w->reach = INFINITY;
+    w->nboundary = 0;
+    w->hops = malloc(((size_t)n + 1) * sizeof *w->hops);
+    int32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
+    if (!w->hops || !queue) {
+        free(queue);
+        return -1;
     }
-    return w;
+    for (int32_t i = 0; i < n; i++) {
+        w->hops[i] = HOPS_FAR;
+        if (e->boundary[i]) {
+            w->hops[i] = 0;
+            queue[len++] = i;
+        }
+    }
+    w->nboundary = len;
+    w->boundary = malloc(((size_t)len + 1) * sizeof *w->boundary);
+    if (!w->boundary) {
+        free(queue);
+        return -1;
+    }
+    memcpy(w->boundary, queue, (size_t)len * sizeof *queue);
+    for (int32_t k = 0; k < len; k++) {
+        int32_t s = queue[k];
+        if (w->hops[s] + 1 >= HOPS_FAR) continue;
+        for (int64_t p = m->row_ptr[s]; p < m->row_ptr[s + 1]; p++) {
+            int32_t c = m->row_col[p];
+            if (c < n && w->hops[c] == HOPS_FAR) {
+                w->hops[c] = (uint16_t)(w->hops[s] + 1);
+                queue[len++] = c;
+            }
+        }
+    }
+    free(queue);
+    return 0;
+}
+
+/* Before the first window: every state's first event offers its reach (no
+ * window has run yet to offer one). */
+static void watch_start(window_watch *w, const qss_engine *e, double t0) {
+    for (int32_t i = 0; i < e->n; i++) {
+        if (w->hops[i] == HOPS_FAR) continue;
+        double r = (w->hops[i] + 1.0) * (heap_time(&e->heap, i) - t0);
+        if (r < w->reach) w->reach = r;
+    }
+}
+
+/* After state i's event at t: its next time bounds when it can reach the
+ * boundary. */
+static inline void watch_event(window_watch *w, const qss_engine *e, int32_t i, double t) {
+    if (w->hops[i] == HOPS_FAR) return;
+    double r = (w->hops[i] + 1.0) * (heap_time(&e->heap, i) - t);
+    if (r < w->reach) w->reach = r;
+}
+
+/* The window proposal's time scale: the smallest reach of the window's
+ * events and the shortest time from a boundary state's last change to its
+ * next one (quiet boundary states' events are in the future); resets reach. */
+static double watch_scale(const qss_engine *e, window_watch *w) {
+    double scale = w->reach;
+    for (int32_t k = 0; k < w->nboundary; k++) {
+        int32_t i = w->boundary[k];
+        double p = heap_time(&e->heap, i) - e->tq[i];
+        if (p < scale) scale = p;
+    }
+    w->reach = INFINITY;
+    return scale;
 }
 
 /* Every sample at T (T a sample time) from the x polynomials. */
@@ -189,7 +274,8 @@ static int emit_sample(qss_engine *e, int64_t k, double T, double *buf, sample_f
 }
 
 /* Runs the events of times < T_end. */
-static void run_events(qss_engine *e, double T_end, double *last_t, uint64_t *same_time) {
+static void run_events(qss_engine *e, double T_end, window_watch *watch, double *last_t,
+                       uint64_t *same_time) {
     const integrator_options *o = e->o;
     uint64_t stall_limit = 1000000 + 100 * (uint64_t)e->n;
     while (!e->failed && heap_top_time(&e->heap) < T_end) {
@@ -197,6 +283,7 @@ static void run_events(qss_engine *e, double T_end, double *last_t, uint64_t *sa
         double t = heap_top_time(&e->heap);
         e->method->event(e, i, t);
         e->stats->events++;
+        if (watch) watch_event(watch, e, i, t);
         if (o->trace) o->trace(o->trace_ctx, t, i, e->qc[0]);
         if (t == *last_t) {
             if (++*same_time > stall_limit)
@@ -259,9 +346,12 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     exchange x;
     memset(&x, 0, sizeof x);
     double *buf = malloc(((size_t)e->n + 1) * sizeof *buf);
-    int rc = !buf || eng_alloc(e) != 0 || (e->halo && (setup_boundary(e) || exchange_init(&x, e)));
+    window_watch watch = {0};
+    int rc = !buf || eng_alloc(e) != 0 ||
+             (e->halo && (setup_boundary(e) || exchange_init(&x, e) || watch_init(e, &watch)));
     if (comm_agree(comm, rc ? -1 : 0, NULL, 0)) {
         free(buf);
+        watch_free(&watch);
         eng_free(e);
         exchange_free(&x);
         snprintf(err, errlen, "out of memory allocating QSS storage for %lld states",
@@ -272,6 +362,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     if (!e->failed && e->method->init(e) != 0 && !e->failed)
         eng_fail(e, "out of memory allocating %s storage", e->method->name);
     e->nchanged = 0; /* initial q's are already everywhere */
+    if (e->halo) watch_start(&watch, e, o->t0);
     for (int32_t i = 0; e->boundary && i < e->n; i++)
         if (e->boundary[i]) e->boundary[i] = BOUNDARY_QUIET;
     stats->wall_setup += wallclock_seconds() - w0;
@@ -287,7 +378,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         /* agree on failure and on the next window length */
         if (e->halo) {
             double wt = wallclock_seconds();
-            double proposal = adaptive ? WINDOW_FRACTION * boundary_period(e) : o->window;
+            double proposal = adaptive ? WINDOW_FRACTION * watch_scale(e, &watch) : o->window;
             double v[2] = {proposal, e->failed ? -1.0 : 0.0};
             MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MIN, comm);
             stats->wall_wait += wallclock_seconds() - wt;
@@ -306,7 +397,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         double ts = sample_time(o->t0, o->tf, next_k, o->samples);
         double T_end = T + W;
         if (!(T_end < ts - 1e-9 * W)) T_end = ts; /* no sliver before a sample */
-        run_events(e, T_end, &last_t, &same_time);
+        run_events(e, T_end, e->halo ? &watch : NULL, &last_t, &same_time);
         stats->windows++;
         if (e->halo) {
             double wx = wallclock_seconds();
@@ -335,5 +426,6 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     eng_free(e);
     exchange_free(&x);
     free(buf);
+    watch_free(&watch);
     return rc;
 }

@@ -18,6 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* METIS pieces per rank for QSS methods (--pieces): activity follows the
+ * fronts, and one piece per rank leaves the ranks ahead of and behind a
+ * front idle (see docs/parallel.md). CVODE's work is uniform: one piece. */
+#define QSS_PIECES_PER_RANK 4
+
 static int is_plugin_path(const char *name) {
     size_t len = strlen(name);
     return strchr(name, '/') != NULL || (len > 3 && !strcmp(name + len - 3, ".so"));
@@ -77,10 +82,13 @@ static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
 static void print_partition(run_layout *l) {
     int64_t v[3] = {l->halo.n_ghost, halo_boundary_count(&l->halo), l->n_owned};
     MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_MAX, l->comm);
+    char pieces[48] = "";
+    if (l->report.pieces > l->size)
+        snprintf(pieces, sizeof pieces, " in %d pieces", l->report.pieces);
     if (l->rank == 0)
-        printf("qmol: partition %s over %d ranks: edge cut %lld, imbalance %.3f, max per rank: "
-               "%lld owned, %lld ghosts, %lld boundary states%s\n",
-               l->kind, l->size, (long long)l->report.edge_cut, l->report.imbalance,
+        printf("qmol: partition %s over %d ranks%s: edge cut %lld, imbalance %.3f, max per "
+               "rank: %lld owned, %lld ghosts, %lld boundary states%s\n",
+               l->kind, l->size, pieces, (long long)l->report.edge_cut, l->report.imbalance,
                (long long)v[2], (long long)v[0], (long long)v[1],
                l->report.coarsened ? " (METIS on a coarsened graph)" : "");
 }
@@ -272,7 +280,10 @@ int run_execute(const run_config *cin) {
     }
     partition_options po = {.kind = PARTITION_METIS,
                             .coarsen_above = c.coarsen_above,
-                            .weight_by_row = c.method != METHOD_CVODE};
+                            .weight_by_row = c.method != METHOD_CVODE,
+                            .pieces_per_rank = c.pieces                   ? c.pieces
+                                               : c.method == METHOD_CVODE ? 1
+                                                                          : QSS_PIECES_PER_RANK};
     if (c.partition && partition_parse(c.partition, &po, err, sizeof err) != 0) {
         SAY("qmol: error: --partition %s: %s\n", c.partition, err);
         goto done;

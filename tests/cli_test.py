@@ -235,6 +235,8 @@ def bad_input_cases():
     opt("window", "--window", "-1")
     opt("window_min", "--window-min", "0")
     opt("coarsen_above", "--coarsen-above", "ten")
+    opt("pieces_zero", "--pieces", "0")
+    opt("pieces_text", "--pieces", "four")
     opt("max_order", "--max-order", "6")
     opt("jacobian", "--jacobian", "foo")
 

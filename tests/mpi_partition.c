@@ -466,6 +466,61 @@ static void metis_is_deterministic(void **state) {
     drop(&p);
 }
 
+/* Fraction of the 20 x 20 grid's extent in x times that in y covered by
+ * the bounding box of rank r's states (state id = ix + 20 iy). */
+static double box_cover_of_rank(const int32_t *all, int r) {
+    int lo[2] = {20, 20}, hi[2] = {-1, -1};
+    for (int64_t s = 0; s < 400; s++) {
+        if (all[s] != r) continue;
+        int c[2] = {(int)(s % 20), (int)(s / 20)};
+        for (int d = 0; d < 2; d++) {
+            lo[d] = c[d] < lo[d] ? c[d] : lo[d];
+            hi[d] = c[d] > hi[d] ? c[d] : hi[d];
+        }
+    }
+    return (hi[0] - lo[0] + 1) / 20.0 * ((hi[1] - lo[1] + 1) / 20.0);
+}
+
+/* --pieces: METIS cuts K P pieces, dealt round-robin: still a balanced
+ * partition, and on a grid each rank's states are spread over the domain:
+ * their bounding box covers at least half of it and 1.5 times what one METIS
+ * piece per rank covers (about 1/P); also on a coarsened graph. */
+static void metis_pieces_dealt_round_robin(void **state) {
+    (void)state;
+    int P = test_nranks();
+    qmol_problem p = grid_20x20();
+    for (int coarse = 0; coarse <= 1; coarse++) {
+        partition_options o = opts(PARTITION_METIS);
+        o.pieces_per_rank = 4;
+        o.coarsen_above = coarse ? 200 : 0;
+        result r = run_ok(&p, o), again = run_ok(&p, o);
+        check_partition(&p, &r, 0);
+        assert_true(
+            test_all_true(memcmp(r.owner, again.owner, (size_t)r.count * sizeof *r.owner) == 0));
+        if (P > 1) {
+            assert_int_equal(r.rep.pieces, 4 * P);
+            assert_int_equal(r.rep.coarsened, coarse);
+            assert_true(r.rep.imbalance <= (coarse ? 1.3 : 1.15));
+            int32_t *all = all_owners(&p, &r);
+            o.pieces_per_rank = 1;
+            result one = run_ok(&p, o);
+            int32_t *all1 = all_owners(&p, &one);
+            for (int k = 0; k < P; k++) {
+                double spread = box_cover_of_rank(all, k), single = box_cover_of_rank(all1, k);
+                print_message("rank %d: box cover %.2f with 4 pieces, %.2f with 1\n", k, spread,
+                              single);
+                if (!(spread >= 0.5 && spread >= 1.5 * single))
+                    fail_msg("rank %d covers %.2f of the grid with 4 pieces, %.2f with 1", k,
+                             spread, single);
+            }
+            free(all), free(all1);
+            free_result(&one);
+        }
+        free_result(&r), free_result(&again);
+    }
+    drop(&p);
+}
+
 /* States that read only themselves: a graph without edges. */
 static int self_row_size(const void *data, int64_t i) {
     (void)data, (void)i;
@@ -599,6 +654,9 @@ static void bad_requests(void **state) {
     partition_options o = opts(PARTITION_METIS);
     o.coarsen_above = -1;
     refused(&p, o, "coarsen_above is -1: it must be >= 0 (0: the default 20000000)");
+    o.coarsen_above = 0;
+    o.pieces_per_rank = -2;
+    refused(&p, o, "pieces_per_rank is -2: it must be >= 0 (0: one piece per rank)");
     drop(&p);
 }
 
@@ -731,6 +789,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(non_grid_block_is_id_ranges),
         cmocka_unit_test(coarsened_metis),
         cmocka_unit_test(metis_is_deterministic),
+        cmocka_unit_test(metis_pieces_dealt_round_robin),
         cmocka_unit_test(graph_without_edges),
         cmocka_unit_test(components_stay_together),
         cmocka_unit_test(block_without_box_split),

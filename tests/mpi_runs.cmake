@@ -9,3 +9,9 @@ foreach(problem heat2d heat3d adr2d)
             --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
   set_tests_properties(mpi.runs.${problem} PROPERTIES TIMEOUT 600 PROCESSORS 2)
 endforeach()
+# A front crossing a long-quiet rank boundary (see CASES in mpi_runs.py).
+add_test(NAME mpi.runs.adr2d-front
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/mpi_runs.py adr2d-front
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch --methods liqss2 --ranks 1,2)
+set_tests_properties(mpi.runs.adr2d-front PROPERTIES TIMEOUT 600 PROCESSORS 2)
