@@ -194,20 +194,21 @@ static int find_partner(const qss_engine *e, const own_change *c, pair_candidate
         if (e_ji < 0) continue;
         double a_ij = e->entry[e_ij], a_ji = e->entry[e_ji];
         if (a_ij * a_ji == 0.0) continue;
-        double a_jj = entry_or_zero(e, m->diag_entry[j]);
-        double xj = eng_x_at(e, j, t), dxj, ddxj;
+        double dxj, ddxj;
         x_derivs_at(e, j, t, &dxj, &ddxj);
-        double qj = eng_q_at(e, j, t), qdj = eng_qdot_at(e, j, t);
-        double dxj_new = dxj + a_ji * dqi;
+        double dxj_new = dxj + a_ji * dqi, ddxj_new = ddxj + a_ji * dqdi;
+        /* the first test needs x_j's derivatives only (most candidates stop here) */
+        if (e->order == 1 ? !flips(dxj, dxj_new)
+                          : !significant(dxj, dxj_new) && !significant(ddxj, ddxj_new))
+            continue;
+        double a_jj = entry_or_zero(e, m->diag_entry[j]);
+        double xj = eng_x_at(e, j, t), qj = eng_q_at(e, j, t), qdj = eng_qdot_at(e, j, t);
         double dqj_prop, dxi_after = c->dx + a_ii * dqi, dxi_new;
         if (e->order == 1) {
-            if (!flips(dxj, dxj_new)) continue;
             dqj_prop = xj + (dxj_new > 0.0 ? 1.0 : -1.0) * eng_quantum(e, j, xj) - qj;
             dxi_new = dxi_after + a_ij * dqj_prop;
             if (!flips(dxi_after, dxi_new)) continue;
         } else {
-            double ddxj_new = ddxj + a_ji * dqdi;
-            if (!significant(dxj, dxj_new) && !significant(ddxj, ddxj_new)) continue;
             double u_ji = dxj - a_ji * c->q_old - a_jj * qj;
             double du_ji = ddxj - a_ji * c->qd_old - a_jj * qdj;
             double qj_prop = xj - (ddxj_new > 0.0 ? 1.0 : -1.0) * eng_quantum(e, j, xj);
