@@ -11,6 +11,7 @@ foreach(group bad_input output ini plugin list_info)
     COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.py ${group}
             --qmol $<TARGET_FILE:qmol> --plugin $<TARGET_FILE:qmol_example_plugin>
             --scratch ${QMOL_CLI_SCRATCH} --source-dir ${PROJECT_SOURCE_DIR})
-  set_tests_properties(cli.${group} PROPERTIES TIMEOUT 120
+  # 600: the sanitizer build (scripts/test-sanitizers) runs each qmol ~10x slower
+  set_tests_properties(cli.${group} PROPERTIES TIMEOUT 600
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 endforeach()
