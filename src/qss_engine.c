@@ -257,13 +257,12 @@ void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
 /* Whether x - q = d(s), a quadratic, stays strictly inside +-bound on
  * [0, meet] (meet finite): then x meets q before it can leave, and the exit
  * time, a second quadratic solve, is not needed. Between 0 and meet d moves
- * monotonically towards q except across its extremum. */
-static int meets_before_exit(const double *d, double meet, double bound) {
-    if (!(meet < INFINITY) || !(fabs(d[0]) < bound)) return 0;
-    if (d[2] == 0.0) return 1;
-    double s = -d[1] / (2.0 * d[2]);
-    if (!(s > 0.0 && s < meet)) return 1;
-    return fabs(d[0] + s * (d[1] + s * d[2])) < (1.0 - 1e-12) * bound;
+ * monotonically towards q except across its extremum d_ext at s_ext (s_ext
+ * NaN when d is a straight line). */
+static int meets_before_exit(double d0, double meet, double bound, double s_ext, double d_ext) {
+    if (!(meet < INFINITY) || !(fabs(d0) < bound)) return 0;
+    if (!(s_ext > 0.0 && s_ext < meet)) return 1;
+    return fabs(d_ext) < (1.0 - 1e-12) * bound;
 }
 
 /* Order 2: the same rule with the quadratic solves inlined. */
@@ -275,19 +274,19 @@ static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
         fabs(d[0]) > 2.0 * tangency
             ? poly2_min_positive_root(d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2])
             : poly2_min_positive_root(d[0], d[1], d[2]);
+    /* d's extremum (x's closest approach to q or farthest excursion) */
+    double s_ext = d[2] != 0.0 ? -d[1] / (2.0 * d[2]) : NAN;
+    double d_ext = d[0] + s_ext * (d[1] + s_ext * d[2]);
     double next = meet;
-    if (!meets_before_exit(d, meet, 2.0 * dq)) {
+    if (!meets_before_exit(d[0], meet, 2.0 * dq, s_ext, d_ext)) {
         double away = poly2_first_exit(d[0], d[1], d[2], 2.0 * dq);
         if (away < next) next = away;
     }
-    if (e->missed && e->missed[j] && d[2] != 0.0) {
-        /* a near miss: x turns back at its closest approach to q without
-         * meeting it; re-choose q there rather than wait for 2 dQ */
-        double s_close = -d[1] / (2.0 * d[2]);
-        if (s_close > 0.0 && s_close < next && d[0] * d[2] > 0.0 &&
-            fabs(d[0] + s_close * (d[1] + s_close * d[2])) <= NEAR_MISS * dq)
-            next = s_close;
-    }
+    /* a near miss: x turns back at its closest approach to q without meeting
+     * it; re-choose q there rather than wait for 2 dQ */
+    if (e->missed && e->missed[j] && s_ext > 0.0 && s_ext < next && d[0] * d[2] > 0.0 &&
+        fabs(d_ext) <= NEAR_MISS * dq)
+        next = s_ext;
     heap_update(&e->heap, j, t + next);
 }
 

@@ -230,22 +230,19 @@ static int watch_init(const qss_engine *e, window_watch *w) {
     return 0;
 }
 
-/* Before the first window: every state's first event offers its reach (no
- * window has run yet to offer one). */
-static void watch_start(window_watch *w, const qss_engine *e, double t0) {
-    for (int32_t i = 0; i < e->n; i++) {
-        if (w->hops[i] == HOPS_FAR) continue;
-        double r = (w->hops[i] + 1.0) * (heap_time(&e->heap, i) - t0);
-        if (r < w->reach) w->reach = r;
-    }
-}
-
 /* After state i's event at t: its next time bounds when it can reach the
  * boundary. */
 static inline void watch_event(window_watch *w, const qss_engine *e, int32_t i, double t) {
     if (w->hops[i] == HOPS_FAR) return;
     double r = (w->hops[i] + 1.0) * (heap_time(&e->heap, i) - t);
     if (r < w->reach) w->reach = r;
+}
+
+/* Before the first window: every state's first event offers its reach (no
+ * window has run yet to offer one). */
+static void watch_start(window_watch *w, const qss_engine *e, double t0) {
+    for (int32_t i = 0; i < e->n; i++)
+        watch_event(w, e, i, t0);
 }
 
 /* The window proposal's time scale: the smallest reach of the window's
