@@ -10,7 +10,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 void eng_fail(qss_engine *e, const char *fmt, ...) {
     if (e->failed) return;
