@@ -36,12 +36,18 @@ typedef struct cv_run {
     const qmol_problem *p;
     halo_plan *halo; /* NULL on one rank */
     MPI_Comm comm;   /* the vector's communicator */
+    /* Mixed runs: columns [first_input, n_cols) are inputs from outside the
+     * block (QSS states), their values at t filled by `inputs`; constants of
+     * a Jacobian product. first_input = n_cols when there are none. */
+    int32_t first_input;
+    void (*inputs)(void *ctx, double t, double *values);
+    void *inputs_ctx;
     int analytic_jac;
     int nthreads;  /* OpenMP threads for the row loops */
     size_t stride; /* doubles per thread in vals */
     double *vals;  /* nthreads gather buffers of the longest row */
-    double *xloc;  /* halo only: n_cols values, owned then ghosts */
-    double *vloc;  /* halo only: the same for the vector of a product */
+    double *xloc;  /* halo or inputs: n_cols values, owned, ghosts, inputs */
+    double *vloc;  /* the same for the vector of a product */
     /* The Jacobian on the row pattern (entry order), refreshed on setups. */
     double *jval;
     int jval_ready;
@@ -65,6 +71,20 @@ typedef struct cv_run {
     char cvmsg[256];      /* CVODE's last error message */
     char cbmsg[128];      /* why one of our callbacks failed, if it did */
 } cv_run;
+
+/* What a CVODE block owns (cvode_block.c); freed by cvode_block_close. */
+typedef struct cvode_block {
+    cv_run r;
+    integrator_options o;
+    SUNContext sunctx;
+    N_Vector y, yk, atol; /* atol: per-state absolute tolerances, or NULL */
+    SUNMatrix A;
+    SUNLinearSolver LS;
+    void *mem;
+} cvode_block;
+
+/* On P ranks every rank returns the lowest failing rank's rc and message. */
+int cvk_agree(const cv_run *r, int rc, char *err, size_t errlen);
 
 /* cvode_rows.c */
 /* Allocates the row buffers (nthreads from OpenMP). Returns 0 or -1. */

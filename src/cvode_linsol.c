@@ -79,7 +79,7 @@ static int jac_sparse(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void 
     int rc = cvr_jacobian(r, t, y, fy);
     if (rc) return rc;
     for (int64_t e = 0; e < m->nnz; e++)
-        a[r->sp_pos[e]] = r->jval[e];
+        if (r->sp_pos[e] >= 0) a[r->sp_pos[e]] = r->jval[e]; /* inputs are dropped */
     return 0;
 }
 
@@ -96,7 +96,7 @@ static int jac_band(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *u
     if (rc) return rc;
     for (int32_t j = 0; j < m->n; j++)
         for (int64_t e = m->row_ptr[j]; e < m->row_ptr[j + 1]; e++)
-            SM_ELEMENT_B(J, j, m->row_col[e]) = r->jval[e];
+            if (m->row_col[e] < m->n) SM_ELEMENT_B(J, j, m->row_col[e]) = r->jval[e];
     return 0;
 }
 

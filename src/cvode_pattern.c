@@ -67,6 +67,7 @@ void cvp_band_widths(const model *m, sunindextype *mu, sunindextype *ml) {
     *ml = 0;
     for (int32_t j = 0; j < m->n; j++) {
         for (int64_t e = m->row_ptr[j]; e < m->row_ptr[j + 1]; e++) {
+            if (m->row_col[e] >= m->n) continue; /* a ghost or an input */
             sunindextype off = (sunindextype)m->row_col[e] - j;
             if (off > *mu) *mu = off;
             if (-off > *ml) *ml = -off;

@@ -29,7 +29,7 @@ int cvr_alloc(cv_run *r) {
         aligned_alloc(CVR_LINE * sizeof(double), (size_t)r->nthreads * r->stride * sizeof *r->vals);
     r->jval = malloc((size_t)(m->nnz > 0 ? m->nnz : 1) * sizeof *r->jval);
     if (!r->vals || !r->jval) return -1;
-    if (r->halo) {
+    if (r->halo || m->n_cols > m->n) {
         r->xloc = malloc((size_t)m->n_cols * sizeof *r->xloc);
         r->vloc = malloc((size_t)m->n_cols * sizeof *r->vloc);
         if (!r->xloc || !r->vloc) return -1;
@@ -44,16 +44,27 @@ int cvr_agree(const cv_run *r, int rc) {
     return v[0] ? -1 : v[1];
 }
 
-/* y's local values: on P ranks copied to work with the ghosts filled in
- * (collective). */
-static const double *with_ghosts(cv_run *r, N_Vector y, double *work) {
+/* y's local values at t: on P ranks copied to work with the ghosts filled in
+ * (collective), and in a mixed run followed by the inputs' values at t, or
+ * zeros when y is the vector of a Jacobian product (`product`): the inputs
+ * are not unknowns of the block. */
+static const double *with_ghosts(cv_run *r, N_Vector y, double *work, double t, int product) {
     const double *x = N_VGetArrayPointer(y);
-    if (!r->halo) return x;
-    memcpy(work, x, (size_t)r->m->n * sizeof *work);
-    double w0 = MPI_Wtime();
-    halo_exchange(r->halo, work);
-    r->wall_exchange += MPI_Wtime() - w0;
-    r->exchanges++;
+    const model *m = r->m;
+    if (!r->halo && m->n_cols == m->n) return x;
+    memcpy(work, x, (size_t)m->n * sizeof *work);
+    if (r->halo) {
+        double w0 = MPI_Wtime();
+        halo_exchange(r->halo, work);
+        r->wall_exchange += MPI_Wtime() - w0;
+        r->exchanges++;
+    }
+    if (r->first_input < m->n_cols) {
+        if (product)
+            memset(work + r->first_input, 0, (size_t)(m->n_cols - r->first_input) * sizeof *work);
+        else
+            r->inputs(r->inputs_ctx, t, work + r->first_input);
+    }
     return work;
 }
 
@@ -71,7 +82,7 @@ int cvr_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
     cv_run *r = user_data;
     const model *m = r->m;
     const qmol_problem *p = r->p;
-    const double *x = with_ghosts(r, y, r->xloc);
+    const double *x = with_ghosts(r, y, r->xloc, t, 0);
     double *f = N_VGetArrayPointer(ydot);
     int32_t n = m->n;
     int bad = 0;
@@ -122,7 +133,7 @@ static int row_jacobian(const cv_run *r, int32_t j, double t, const double *x, d
 
 int cvr_jacobian(cv_run *r, double t, N_Vector y, N_Vector fy) {
     const model *m = r->m;
-    const double *x = with_ghosts(r, y, r->xloc);
+    const double *x = with_ghosts(r, y, r->xloc, t, 0);
     const double *f = N_VGetArrayPointer(fy);
     int32_t n = m->n;
     int bad = 0;
@@ -151,7 +162,7 @@ int cvr_jac_times(N_Vector v, N_Vector Jv, sunrealtype t, N_Vector y, N_Vector f
         int rc = cvr_jacobian(r, t, y, fy);
         if (rc) return rc;
     }
-    const double *in = with_ghosts(r, v, r->vloc);
+    const double *in = with_ghosts(r, v, r->vloc, t, 1);
     double *out = N_VGetArrayPointer(Jv);
     int32_t n = m->n;
 #pragma omp parallel for num_threads(r->nthreads) if (n >= CVR_OMP_MIN_ROWS)

@@ -1,0 +1,307 @@
+/* cvode_block.c: creating, advancing and releasing one CVODE-BDF instance.
+ *
+ * One CVODE instance on an NVECTOR_PARALLEL vector: over MPI_COMM_SELF on one
+ * rank, over the halo's communicator on P ranks, each rank holding its owned
+ * states. Set-up that fails on one rank only is agreed on before the next
+ * collective call, so that all ranks return the same rc and message.
+ */
+#include "agree.h"
+#include "cvode_block.h"
+#include "cvode_internal.h"
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_parallel.h>
+#include <sundials/sundials_context.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* CV_ONE_STEP makes CVODE's mxstep apply per call; a mixed run's advance is
+ * one call per window. The total is capped by the drivers. */
+#define CV_MAX_STEPS 10000000L
+
+int cvk_agree(const cv_run *r, int rc, char *err, size_t errlen) {
+    return r->halo ? comm_agree(r->comm, rc, err, errlen) : rc;
+}
+
+/* Keeps CVODE's last error (not its warnings) for our one-line message. */
+static void err_handler(int code, const char *module, const char *function, char *msg,
+                        void *user_data) {
+    cv_run *r = user_data;
+    if (code >= 0) return;
+    snprintf(r->cvmsg, sizeof r->cvmsg, "%s/%s: %s", module, function, msg);
+    for (char *c = r->cvmsg; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+}
+
+static int check_options(const model *m, const integrator_options *o, char *err, size_t errlen) {
+    if (!m || !m->problem || !o) {
+        snprintf(err, errlen, "cvode: model and options are required");
+        return -1;
+    }
+    if (m->n < 1) {
+        snprintf(err, errlen, "cvode: the model has no states");
+        return -1;
+    }
+    if (!(o->tf > o->t0) || !isfinite(o->t0) || !isfinite(o->tf)) {
+        snprintf(err, errlen, "final time %g must be finite and after the initial time %g", o->tf,
+                 o->t0);
+        return -1;
+    }
+    if (!(o->reltol >= 0.0) || !(o->abstol >= 0.0) || (o->reltol == 0.0 && o->abstol == 0.0)) {
+        snprintf(err, errlen,
+                 "CVODE tolerances reltol=%g, abstol=%g: both must be >= 0, not both 0", o->reltol,
+                 o->abstol);
+        return -1;
+    }
+    if (o->max_order < 0 || o->max_order > 5) {
+        snprintf(err, errlen, "CVODE max order %d outside 1..5 (0: default 5)", o->max_order);
+        return -1;
+    }
+    if (o->linsol != LINSOL_KLU && o->linsol != LINSOL_BAND && o->linsol != LINSOL_SPGMR &&
+        o->linsol != LINSOL_AUTO) {
+        snprintf(err, errlen, "unknown CVODE linear solver %d (KLU, band, SPGMR or auto)",
+                 (int)o->linsol);
+        return -1;
+    }
+    if (o->halo && (o->linsol == LINSOL_KLU || o->linsol == LINSOL_BAND)) {
+        snprintf(err, errlen,
+                 "CVODE linear solver %s: needs all states on one rank; on %d ranks use SPGMR "
+                 "(block-Jacobi KLU preconditioner)",
+                 linsol_name(o->linsol), o->halo->size);
+        return -1;
+    }
+    if (o->halo && (o->halo->n_owned != m->n || o->halo->n_owned + o->halo->n_ghost != m->n_cols)) {
+        snprintf(err, errlen,
+                 "cvode: the halo plan (%d owned, %d ghosts) does not match "
+                 "the model (%d rows, %d columns)",
+                 (int)o->halo->n_owned, (int)o->halo->n_ghost, (int)m->n, (int)m->n_cols);
+        return -1;
+    }
+    return 0;
+}
+
+/* Local set-up: buffers, vectors, the linear solver and its preconditioner
+ * (no communication, so a failure here can be agreed on afterwards). */
+static int create_local(cvode_block *b, linsol_id which, char *err, size_t errlen) {
+    cv_run *r = &b->r;
+    const model *m = r->m;
+    const qmol_problem *p = r->p;
+    const integrator_options *o = &b->o;
+    if (cvr_alloc(r)) {
+        snprintf(err, errlen, "out of memory for CVODE row buffers (n=%d, nnz=%lld)", (int)m->n,
+                 (long long)m->nnz);
+        return -1;
+    }
+    if (SUNContext_Create(&r->comm, &b->sunctx) != 0 || !b->sunctx) {
+        snprintf(err, errlen, "SUNContext_Create failed");
+        return -1;
+    }
+    sunindextype global = r->halo ? (sunindextype)r->halo->n_global : (sunindextype)m->n;
+    b->y = N_VNew_Parallel(r->comm, (sunindextype)m->n, global, b->sunctx);
+    if (b->y) b->yk = N_VClone(b->y);
+    if (!b->y || !b->yk) {
+        snprintf(err, errlen, "failed to create the CVODE parallel vectors (n=%d)", (int)m->n);
+        return -1;
+    }
+    double *x = N_VGetArrayPointer(b->y);
+    for (int32_t j = 0; j < m->n; j++)
+        x[j] = p->x0(p->data, model_gid(m, j));
+    if (p->abstol_scale) { /* per-state absolute tolerances, as the QSS quanta */
+        b->atol = N_VClone(b->y);
+        if (!b->atol) {
+            snprintf(err, errlen, "out of memory for the CVODE tolerance vector");
+            return -1;
+        }
+        double *a = N_VGetArrayPointer(b->atol);
+        for (int32_t j = 0; j < m->n; j++)
+            a[j] = o->abstol * p->abstol_scale(p->data, model_gid(m, j));
+    }
+    return cvl_create(r, which, b->y, b->sunctx, &b->A, &b->LS, err, errlen);
+}
+
+/* The CVODE instance (local work). */
+static int create_cvode(cvode_block *b, char *err, size_t errlen) {
+    cv_run *r = &b->r;
+    b->mem = CVodeCreate(CV_BDF, b->sunctx);
+    if (!b->mem) {
+        snprintf(err, errlen, "CVodeCreate failed (out of memory?)");
+        return -1;
+    }
+    int flag = CVodeSetErrHandlerFn(b->mem, err_handler, r);
+    if (cvl_check(flag, "CVodeSetErrHandlerFn", r, err, errlen)) return -1;
+    flag = CVodeInit(b->mem, cvr_rhs, b->o.t0, b->y);
+    if (cvl_check(flag, "CVodeInit", r, err, errlen)) return -1;
+    flag = CVodeSetUserData(b->mem, r);
+    return cvl_check(flag, "CVodeSetUserData", r, err, errlen);
+}
+
+/* Tolerances, options and the linear solver (collective: the check of the
+ * tolerance vector takes a global minimum). */
+static int configure_cvode(cvode_block *b, linsol_id which, char *err, size_t errlen) {
+    cv_run *r = &b->r;
+    const integrator_options *o = &b->o;
+    void *mem = b->mem;
+    int flag;
+    if (b->atol) {
+        flag = CVodeSVtolerances(mem, o->reltol, b->atol);
+        if (cvl_check(flag, "CVodeSVtolerances", r, err, errlen)) return -1;
+    } else {
+        flag = CVodeSStolerances(mem, o->reltol, o->abstol);
+        if (cvl_check(flag, "CVodeSStolerances", r, err, errlen)) return -1;
+    }
+    flag = CVodeSetMaxOrd(mem, o->max_order ? o->max_order : 5);
+    if (cvl_check(flag, "CVodeSetMaxOrd", r, err, errlen)) return -1;
+    flag = CVodeSetMaxNumSteps(mem, CV_MAX_STEPS);
+    if (cvl_check(flag, "CVodeSetMaxNumSteps", r, err, errlen)) return -1;
+    flag = CVodeSetStopTime(mem, o->tf);
+    if (cvl_check(flag, "CVodeSetStopTime", r, err, errlen)) return -1;
+    return cvl_attach(r, mem, which, b->A, b->LS, err, errlen);
+}
+
+void cvode_block_close(cvode_block *b) {
+    if (!b) return;
+    cv_run *r = &b->r;
+    CVodeFree(&b->mem);
+    if (b->LS) SUNLinSolFree(b->LS);
+    if (b->A) SUNMatDestroy(b->A);
+    if (b->atol) N_VDestroy(b->atol);
+    if (b->yk) N_VDestroy(b->yk);
+    if (b->y) N_VDestroy(b->y);
+    cvb_free(r);
+    if (b->sunctx) SUNContext_Free(&b->sunctx);
+    free(r->vals);
+    free(r->xloc);
+    free(r->vloc);
+    free(r->jval);
+    free(r->sp_ptr);
+    free(r->sp_col);
+    free(r->sp_pos);
+    free(r->sp_diag);
+    free(r->pinv);
+    free(b);
+}
+
+cvode_block *cvode_block_open(const model *m, const integrator_options *o,
+                              const cvode_inputs *inputs, char *err, size_t errlen) {
+    if (errlen) err[0] = '\0';
+    cvode_block *b = calloc(1, sizeof *b);
+    halo_plan *halo = o ? o->halo : NULL;
+    MPI_Comm comm = halo ? halo->comm : MPI_COMM_SELF;
+    int rc = b ? check_options(m, o, err, errlen) : -1;
+    if (!b) snprintf(err, errlen, "out of memory for the CVODE block");
+    if (b) {
+        b->r.halo = halo;
+        b->r.comm = comm;
+    }
+    linsol_id which = LINSOL_AUTO;
+    if (rc == 0) {
+        cv_run *r = &b->r;
+        b->o = *o;
+        r->m = m;
+        r->p = m->problem;
+        r->first_input = inputs ? inputs->first : m->n_cols;
+        r->inputs = inputs ? inputs->values : NULL;
+        r->inputs_ctx = inputs ? inputs->ctx : NULL;
+        r->analytic_jac = o->use_jacobian && r->p->jac != NULL;
+        r->block_jacobi = o->precond == PRECOND_BLOCK || (o->precond == PRECOND_AUTO && r->halo);
+        which = o->linsol == LINSOL_AUTO ? cvode_choose_linsol(m, r->halo) : o->linsol;
+        rc = create_local(b, which, err, errlen);
+    }
+    /* every rank reaches the collective set-up, or none does */
+    if (halo) rc = comm_agree(comm, rc, err, errlen);
+    if (rc == 0) rc = cvk_agree(&b->r, create_cvode(b, err, errlen), err, errlen);
+    if (rc == 0) rc = cvk_agree(&b->r, configure_cvode(b, which, err, errlen), err, errlen);
+    if (rc != 0) {
+        cvode_block_close(b);
+        return NULL;
+    }
+    return b;
+}
+
+int cvode_block_advance(cvode_block *b, double T, char *err, size_t errlen) {
+    cv_run *r = &b->r;
+    int flag = CVodeSetStopTime(b->mem, T);
+    double tret = T;
+    if (flag >= 0) flag = CVode(b->mem, T, b->y, &tret, CV_NORMAL);
+    if (flag < 0) {
+        char name[64];
+        cvl_flag_name(flag, name, sizeof name);
+        snprintf(err, errlen, "CVODE failed at t=%.17g on its way to %.17g: %s%s%s%s%s", tret, T,
+                 name, r->cvmsg[0] ? ": " : "", r->cvmsg, r->cbmsg[0] ? ": " : "", r->cbmsg);
+        return -1;
+    }
+    return 0;
+}
+
+int cvode_block_dky(cvode_block *b, double t, int k, double *out, char *err, size_t errlen) {
+    int flag = CVodeGetDky(b->mem, t, k, b->yk);
+    if (flag < 0) {
+        char name[64];
+        cvl_flag_name(flag, name, sizeof name);
+        snprintf(err, errlen, "CVodeGetDky(t=%.17g, k=%d) failed: %s%s%s", t, k, name,
+                 b->r.cvmsg[0] ? ": " : "", b->r.cvmsg);
+        return -1;
+    }
+    memcpy(out, N_VGetArrayPointer(b->yk), (size_t)b->r.m->n * sizeof *out);
+    return 0;
+}
+
+double cvode_block_next_step(const cvode_block *b) {
+    double h = 0.0;
+    if (CVodeGetCurrentStep(b->mem, &h) < 0) return 0.0;
+    return h;
+}
+
+const double *cvode_block_jacobian(const cvode_block *b) {
+    return b->r.jval_ready ? b->r.jval : NULL;
+}
+
+int cvode_block_eval_jacobian(cvode_block *b, double t, const double *y) {
+    cv_run *r = &b->r;
+    double *x = N_VGetArrayPointer(b->yk);
+    memcpy(x, y, (size_t)r->m->n * sizeof *x);
+    N_Vector f = N_VClone(b->yk);
+    if (!f) return -1;
+    int rc = cvr_rhs(t, b->yk, f, r);
+    if (rc == 0) rc = cvr_jacobian(r, t, b->yk, f);
+    N_VDestroy(f);
+    return rc ? -1 : 0;
+}
+
+int cvode_block_add_stats(cvode_block *b, qmol_stats *stats, int steps_are_events, char *err,
+                          size_t errlen) {
+    const cv_run *r = &b->r;
+    void *mem = b->mem;
+    long steps = 0, nni = 0, nli = 0, netf = 0, ncf = 0;
+    int flag = CVodeGetNumSteps(mem, &steps);
+    if (flag >= 0) flag = CVodeGetNumNonlinSolvIters(mem, &nni);
+    if (flag >= 0) flag = CVodeGetNumLinIters(mem, &nli);
+    if (flag >= 0) flag = CVodeGetNumErrTestFails(mem, &netf);
+    if (flag >= 0) flag = CVodeGetNumNonlinSolvConvFails(mem, &ncf);
+    if (flag < 0) return cvl_check(flag, "a CVodeGetNum* statistics call", r, err, errlen);
+    if (!stats) return 0;
+    /* CVODE's counters are global (the same on every rank); the row
+     * evaluations are this rank's, so they add up over ranks */
+    stats->steps += (uint64_t)steps;
+    if (steps_are_events) stats->events += (uint64_t)steps;
+    stats->newton_iters += (uint64_t)nni;
+    stats->lin_iters += (uint64_t)nli;
+    stats->err_test_fails += (uint64_t)netf;
+    stats->conv_fails += (uint64_t)ncf;
+    stats->jac_setups += r->jac_setups;
+    stats->rhs_evals += (uint64_t)r->m->n * r->rhs_calls + r->fd_evals;
+    stats->jac_evals += r->jac_rows;
+    const halo_plan *h = r->halo;
+    if (h) { /* each exchange sends the same lists */
+        uint64_t dests = 0;
+        for (int d = 0; d < h->ndests; d++)
+            dests += h->send_ptr[d + 1] > h->send_ptr[d];
+        stats->messages += r->exchanges * dests;
+        stats->bytes_sent += r->exchanges * (uint64_t)h->send_ptr[h->ndests] * sizeof(double);
+        stats->wall_exchange += r->wall_exchange;
+    }
+    return 0;
+}
