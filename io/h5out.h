@@ -47,6 +47,12 @@ typedef struct h5out_rank_info {
     int64_t ghosts;   /* off-rank states it reads */
     int64_t boundary; /* owned states read by another rank */
     double weight;    /* work estimate of the owned states (>= 0) */
+    /* Mixed runs (the same on every rank): has_methods set, method_block the
+     * integrator of each state of the rank's block (0 QSS, 1 BDF), written
+     * as /partition/method, and bdf_owned this rank's BDF states. */
+    int has_methods;
+    const int8_t *method_block;
+    int64_t bdf_owned;
 } h5out_rank_info;
 
 /* Creates PATH.partial; returns NULL with err set if it cannot. */

@@ -52,6 +52,12 @@ static int check_local(const h5out *w, const int32_t *owner_block, const h5out_r
                     (long long)mine->boundary, mine->weight, (long long)edge_cut);
         return 0;
     }
+    if (mine->has_methods && (mine->bdf_owned < 0 || mine->bdf_owned > mine->owned ||
+                              (!mine->method_block && w->count > 0))) {
+        h5u_set_err(msg, msglen, "%s: rank %d: bad method assignment (%lld BDF of %lld owned)", f,
+                    w->rank, (long long)mine->bdf_owned, (long long)mine->owned);
+        return 0;
+    }
     for (int64_t i = 0; i < w->count; i++) {
         int32_t o = owner_block[i];
         if (o < 0 || o >= w->nranks) {
@@ -110,6 +116,18 @@ static int write_partition(h5out *w, const int32_t *owner_block, const h5out_ran
                      h5u_put_f64(c, g, "imbalance", &imbalance, 0)
                  ? -1
                  : 0;
+    if (rc == 0 && mine->has_methods) {
+        int64_t qss_owned = mine->owned - mine->bdf_owned;
+        rc = h5u_write_1d(c, g, "method", H5T_STD_I8LE, H5T_NATIVE_INT8, w->n, w->first, w->count,
+                          mine->method_block, w->dxpl) ||
+                     h5u_put_str(c, g, "method_names", "0 = qss, 1 = bdf") ||
+                     h5u_write_1d(c, g, "bdf_owned", H5T_STD_I64LE, H5T_NATIVE_INT64, P, r, 1,
+                                  &mine->bdf_owned, w->dxpl) ||
+                     h5u_write_1d(c, g, "qss_owned", H5T_STD_I64LE, H5T_NATIVE_INT64, P, r, 1,
+                                  &qss_owned, w->dxpl)
+                 ? -1
+                 : 0;
+    }
     if (H5Gclose(g) < 0 && rc == 0) {
         h5u_fail(c, "cannot close group /partition");
         rc = -1;

@@ -1,6 +1,7 @@
 /* config.c: `qmol run` options and INI files (see config.h). */
 #include "config.h"
 
+#include "assign.h"
 #include "partition.h"
 
 #include <errno.h>
@@ -20,7 +21,17 @@ void config_usage(void) {
            "  --problem NAME        built-in problem (see `qmol list`) or a plugin .so path\n"
            "  --set KEY=VALUE       problem parameter (repeatable)\n"
            "  --method M            qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2 cvode "
-           "(default mliqss2)\n"
+           "mixed\n"
+           "                        (default mliqss2)\n"
+           "  --qss-method M        mixed: the QSS block's method (default mliqss2)\n"
+           "  --bdf RULE            mixed: states for BDF, e.g. \"x>5\", \"i>=500 && i<900\"\n"
+           "                        (i state id, x y z grid coordinates, c component)\n"
+           "  --bdf-file PATH       mixed: file of state ids for BDF\n"
+           "  --assign A            mixed: manual (default: --bdf/--bdf-file) or auto\n"
+           "                        (stiff rows to BDF, see docs/methods.md)\n"
+           "  --assign-threshold X  auto: off-diagonal rate x (tf - t0) above which a row\n"
+           "                        goes to BDF (default 1e4)\n"
+           "  --coupling C          mixed: interp (default) or sample (QSS inputs of BDF)\n"
            "  --tol T               relative tolerance / quantum (default 1e-3)\n"
            "  --abstol A            absolute tolerance / minimum quantum (default: tol/10)\n"
            "  --tf TF               final time (default: the problem's)\n"
@@ -49,9 +60,10 @@ void config_usage(void) {
 /* The options that apply() knows, by name without "--": each is also a [run]
  * key of an INI file, except "set" (INI files use a [problem] section). */
 static const char *const option_names[] = {
-    "problem", "set",        "method",     "tol",       "abstol",        "tf",      "samples",
-    "output",  "overwrite",  "jacobian",   "linsol",    "max-order",     "quiet",   "verbose",
-    "window",  "window-min", "window-max", "partition", "coarsen-above", "precond", "pieces"};
+    "problem",    "set",        "method",     "tol",       "abstol",           "tf",      "samples",
+    "output",     "overwrite",  "jacobian",   "linsol",    "max-order",        "quiet",   "verbose",
+    "window",     "window-min", "window-max", "partition", "coarsen-above",    "precond", "pieces",
+    "qss-method", "bdf",        "bdf-file",   "assign",    "assign-threshold", "coupling"};
 #define NOPTIONS (sizeof option_names / sizeof option_names[0])
 
 static int known_option(const char *key) {
@@ -157,9 +169,42 @@ static int apply(run_config *c, const char *key, const char *value, const char *
         if (m < 0)
             return failf(err, errlen,
                          "%s%s%s: unknown method (allowed: qss1 qss2 qss3 bqss liqss1 liqss2 "
-                         "mliqss1 mliqss2 cvode)",
+                         "mliqss1 mliqss2 cvode mixed)",
                          where, sep, value);
         c->method = (method_id)m;
+    } else if (!strcmp(key, "qss-method")) {
+        int m = method_from_name(value);
+        if (m < 0 || m == METHOD_CVODE || m == METHOD_MIXED)
+            return failf(err, errlen,
+                         "%s%s%s: not a QSS method (allowed: qss1 qss2 qss3 bqss liqss1 liqss2 "
+                         "mliqss1 mliqss2)",
+                         where, sep, value);
+        c->qss_method = (method_id)m;
+    } else if (!strcmp(key, "bdf")) {
+        char why[256];
+        if (assign_rule_check(value, why, sizeof why) != 0)
+            return failf(err, errlen, "%s%s\"%s\": %s", where, sep, value, why);
+        if (set_string(&c->bdf_rule, value)) return failf(err, errlen, "out of memory");
+    } else if (!strcmp(key, "bdf-file")) {
+        if (!*value) return failf(err, errlen, "%s: empty file name", where);
+        if (set_string(&c->bdf_file, value)) return failf(err, errlen, "out of memory");
+    } else if (!strcmp(key, "assign")) {
+        if (!strcmp(value, "auto"))
+            c->assign_auto = 1;
+        else if (!strcmp(value, "manual"))
+            c->assign_auto = 0;
+        else
+            return failf(err, errlen, "%s%s%s: must be manual or auto", where, sep, value);
+    } else if (!strcmp(key, "assign-threshold")) {
+        if (parse_double(value, &c->assign_threshold) != 0 || !(c->assign_threshold > 0.0))
+            return failf(err, errlen, "%s%s%s: must be a finite number > 0", where, sep, value);
+    } else if (!strcmp(key, "coupling")) {
+        if (!strcmp(value, "interp"))
+            c->coupling = COUPLING_INTERP;
+        else if (!strcmp(value, "sample"))
+            c->coupling = COUPLING_SAMPLE;
+        else
+            return failf(err, errlen, "%s%s%s: must be interp or sample", where, sep, value);
     } else if (!strcmp(key, "tol")) {
         if (parse_double(value, &c->reltol) != 0 || c->reltol <= 0.0 || c->reltol >= 1.0)
             return failf(err, errlen, "%s%s%s: must be a number in (0, 1)", where, sep, value);
@@ -249,7 +294,7 @@ static int apply(run_config *c, const char *key, const char *value, const char *
                          value);
         c->max_order = (int)count;
     } else {
-        char names[512];
+        char names[1024];
         list_options(names, sizeof names, 1);
         return failf(err, errlen, "%s: unknown option (allowed: %s)", where, names);
     }
@@ -280,7 +325,7 @@ static char *ini_read_line(char *str, int num, void *stream) {
 static int on_ini(void *user, const char *section, const char *name, const char *value) {
     ini_ctx *x = user;
     if (x->rc) return 1;
-    char where[512], names[512];
+    char where[512], names[1024];
     snprintf(where, sizeof where, "%s:%d: [%s] %s", x->path, x->line, section, name);
     int rc = 0;
     if (!section[0]) {
@@ -353,6 +398,8 @@ static void defaults(run_config *c) {
     c->use_jacobian = 1;
     c->linsol = LINSOL_AUTO;
     c->max_order = 5;
+    c->qss_method = METHOD_MLIQSS2;
+    c->coupling = COUPLING_INTERP;
 }
 
 int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen) {
@@ -392,7 +439,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
             return failf(err, errlen,
                          "%s: unexpected argument (options start with --; see `qmol run --help`)",
                          arg);
-        char key[64], names[512];
+        char key[64], names[1024];
         const char *eq = strchr(arg, '=');
         const char *value;
         size_t klen = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
@@ -422,6 +469,16 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
                      "--problem: missing (a built-in name from `qmol list`, or a "
                      "plugin .so path)");
     if (!c->abstol_given) c->abstol = DEFAULT_ABSTOL_RATIO * c->reltol;
+    int mixed_input = c->bdf_rule || c->bdf_file || c->assign_auto;
+    if (c->method == METHOD_MIXED && !mixed_input)
+        return failf(err, errlen,
+                     "--method mixed: say which states go to BDF (--bdf RULE, --bdf-file PATH or "
+                     "--assign auto)");
+    if (c->method != METHOD_MIXED && mixed_input)
+        return failf(err, errlen, "--%s: only with --method mixed",
+                     c->bdf_rule   ? "bdf"
+                     : c->bdf_file ? "bdf-file"
+                                   : "assign");
     return 0;
 }
 
@@ -429,6 +486,8 @@ void config_free(run_config *c) {
     free(c->problem);
     free(c->partition);
     free(c->output);
+    free(c->bdf_rule);
+    free(c->bdf_file);
     for (int k = 0; k < c->nsets; k++) {
         free(c->sets[k]);
         free(c->set_origins[k]);

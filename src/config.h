@@ -38,6 +38,13 @@ typedef struct run_config {
     char *partition;                       /* --partition value, NULL: metis */
     int64_t coarsen_above;                 /* 0: the partitioner's default */
     int pieces;                            /* METIS pieces per rank, 0: the method's default */
+    /* --method mixed */
+    method_id qss_method; /* the QSS block's method (default liqss2) */
+    char *bdf_rule;       /* --bdf RULE */
+    char *bdf_file;       /* --bdf-file PATH */
+    int assign_auto;      /* --assign auto */
+    double assign_threshold;
+    int coupling; /* COUPLING_* */
     int quiet, verbose;
 } run_config;
 

@@ -249,6 +249,10 @@ int cvode_block_dky(cvode_block *b, double t, int k, double *out, char *err, siz
     return 0;
 }
 
+const double *cvode_block_state(const cvode_block *b) {
+    return N_VGetArrayPointer(b->y);
+}
+
 double cvode_block_next_step(const cvode_block *b) {
     double h = 0.0;
     if (CVodeGetCurrentStep(b->mem, &h) < 0) return 0.0;

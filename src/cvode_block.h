@@ -32,6 +32,8 @@ int cvode_block_advance(cvode_block *b, double T, char *err, size_t errlen);
 /* The k-th derivative (k <= 2) of the dense output at t inside the last
  * step, into out[0 .. n). Returns 0, or -1 with err. */
 int cvode_block_dky(cvode_block *b, double t, int k, double *out, char *err, size_t errlen);
+/* The block's states at its current time (valid until the next advance). */
+const double *cvode_block_state(const cvode_block *b);
 /* The step CVODE will try next (0 before the first step). */
 double cvode_block_next_step(const cvode_block *b);
 /* The Jacobian on the model's row entries (entry order, inputs included) as

@@ -21,6 +21,7 @@ typedef enum method_id {
     METHOD_MLIQSS1,
     METHOD_MLIQSS2,
     METHOD_CVODE,
+    METHOD_MIXED, /* QSS and CVODE-BDF blocks (mixed_run.c) */
     METHOD_COUNT
 } method_id;
 
@@ -30,6 +31,11 @@ struct halo_plan;
 typedef enum linsol_id { LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR, LINSOL_AUTO } linsol_id;
 
 enum { PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK };
+
+/* Mixed runs: a QSS input of the BDF block inside a step [t_k, T] is the
+ * straight line from q(t_k) to q(T) (COUPLING_INTERP, as the public QSS
+ * Solver does) or q(t_k) held (COUPLING_SAMPLE, the thesis's Eq. 7.2b). */
+enum { COUPLING_INTERP, COUPLING_SAMPLE };
 
 typedef struct integrator_options {
     method_id method;
@@ -47,6 +53,12 @@ typedef struct integrator_options {
      * window_min and window_max (0: defaults, see docs/parallel.md). */
     struct halo_plan *halo;
     double window, window_min, window_max;
+    /* Mixed runs: the QSS block's method, the per-state assignment
+     * (ASSIGN_QSS / ASSIGN_BDF of assign.h, one per local state) and how the
+     * BDF block reads QSS states inside a step (COUPLING_*). */
+    method_id qss_method;
+    const unsigned char *assignment;
+    int coupling;
     /* Trace of QSS events, for tests: called after each event (may be NULL). */
     void (*trace)(void *ctx, double t, int32_t i, const double *q);
     void *trace_ctx;
@@ -65,6 +77,8 @@ typedef int (*sample_fn)(void *ctx, int64_t k, double t, const double *x);
 int qss_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
                   qmol_stats *stats, char *err, size_t errlen);
 int cvode_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
+                    qmol_stats *stats, char *err, size_t errlen);
+int mixed_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
                     qmol_stats *stats, char *err, size_t errlen);
 
 /* The solver `auto` stands for on model m: on P ranks (halo set) SPGMR with

@@ -48,6 +48,15 @@ double eng_qdot_at(const qss_engine *e, int32_t k, double t) {
 }
 
 void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, double half_curv) {
+    if (e->watched_q && e->watched_q[i]) {
+        double old[3] = {e->qc[0][i], e->qc[1][i], e->qc[2][i]}, old_tq = e->tq[i];
+        e->qc[0][i] = value;
+        e->qc[1][i] = slope;
+        e->qc[2][i] = half_curv;
+        e->tq[i] = t;
+        e->on_q_change(e, i, t, old, old_tq);
+        return;
+    }
     e->qc[0][i] = value;
     e->qc[1][i] = slope;
     e->qc[2][i] = half_curv;
@@ -391,7 +400,7 @@ void eng_initial_state(qss_engine *e) {
 
 const char *method_name(method_id m) {
     static const char *const names[METHOD_COUNT] = {
-        "qss1", "qss2", "qss3", "bqss", "liqss1", "liqss2", "mliqss1", "mliqss2", "cvode"};
+        "qss1", "qss2", "qss3", "bqss", "liqss1", "liqss2", "mliqss1", "mliqss2", "cvode", "mixed"};
     return (m >= 0 && m < METHOD_COUNT) ? names[m] : "unknown";
 }
 

@@ -63,6 +63,14 @@ struct qss_engine {
     unsigned char *boundary;
     int32_t *changed, nchanged;
     void *method_data;
+    /* Events run while their time is below window_end. A mixed run marks the
+     * QSS states its BDF block reads (watched_q) and lowers window_end from
+     * on_q_change, called after such a state's q changed at t (old_q: the
+     * previous polynomial's coefficients about old_tq). */
+    double window_end;
+    const unsigned char *watched_q;
+    void (*on_q_change)(qss_engine *e, int32_t i, double t, const double *old_q, double old_tq);
+    void *driver;
     int failed;
     char *err;
     size_t errlen;
@@ -71,6 +79,19 @@ struct qss_engine {
 /* Methods (qss_methods_*.c). */
 extern const qss_method qss1_method, qss2_method, qss3_method, bqss_method;
 extern const qss_method liqss1_method, liqss2_method, mliqss1_method, mliqss2_method;
+
+/* The method's table (NULL for CVODE and the mixed method). */
+const qss_method *qss_method_of(method_id m);
+/* Fills e's fields for model m and options o with method `method` and
+ * allocates its storage (eng_alloc). Returns 0 or -1 (out of memory). */
+int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const qss_method *method,
+              qmol_stats *stats, char *err, size_t errlen);
+/* Runs the events of times below T_end (or below a lower e->window_end set
+ * meanwhile); stops the run when time stalls. last_t and same_time carry the
+ * stall detection between calls (start with t0 and 0). */
+struct window_watch;
+void eng_run_events(qss_engine *e, double T_end, struct window_watch *watch, double *last_t,
+                    uint64_t *same_time);
 
 /* Storage for n_cols states and the heap for n (e->m, n, n_cols, order
  * set); eng_free releases everything. Returns 0 or -1 (out of memory). */

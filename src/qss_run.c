@@ -270,12 +270,16 @@ static int emit_sample(qss_engine *e, int64_t k, double T, double *buf, sample_f
     return rc;
 }
 
-/* Runs the events of times < T_end. */
-static void run_events(qss_engine *e, double T_end, window_watch *watch, double *last_t,
-                       uint64_t *same_time) {
+const qss_method *qss_method_of(method_id m) {
+    return m >= 0 && m < METHOD_COUNT ? method_table[m] : NULL;
+}
+
+void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *last_t,
+                    uint64_t *same_time) {
     const integrator_options *o = e->o;
     uint64_t stall_limit = 1000000 + 100 * (uint64_t)e->n;
-    while (!e->failed && heap_top_time(&e->heap) < T_end) {
+    e->window_end = T_end;
+    while (!e->failed && heap_top_time(&e->heap) < e->window_end) {
         int32_t i = heap_top(&e->heap);
         double t = heap_top_time(&e->heap);
         e->method->event(e, i, t);
@@ -316,36 +320,44 @@ static void window_bounds(const integrator_options *o, double *wmin, double *wma
     if (*wmin > *wmax) *wmin = *wmax;
 }
 
-int qss_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
-                  qmol_stats *stats, char *err, size_t errlen) {
-    if (o->method < 0 || o->method >= METHOD_CVODE || !method_table[o->method]) {
-        snprintf(err, errlen, "qss_integrate: %s is not a QSS method", method_name(o->method));
-        return -1;
-    }
-    double w0 = wallclock_seconds();
-    qss_engine eng;
-    memset(&eng, 0, sizeof eng);
-    qss_engine *e = &eng;
+int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const qss_method *method,
+              qmol_stats *stats, char *err, size_t errlen) {
+    memset(e, 0, sizeof *e);
     e->m = m;
     e->p = m->problem;
     e->o = o;
-    e->method = method_table[o->method];
+    e->method = method;
     e->n = m->n;
     e->n_cols = m->n_cols;
-    e->order = e->method->order;
+    e->order = method->order;
     e->tf = o->tf;
     e->stats = stats;
     e->err = err;
     e->errlen = errlen;
     e->analytic_jac = o->use_jacobian && e->p->jac != NULL;
     e->halo = o->halo;
+    e->window_end = o->t0;
+    return eng_alloc(e);
+}
+
+int qss_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
+                  qmol_stats *stats, char *err, size_t errlen) {
+    const qss_method *method = qss_method_of(o->method);
+    if (!method) {
+        snprintf(err, errlen, "qss_integrate: %s is not a QSS method", method_name(o->method));
+        return -1;
+    }
+    double w0 = wallclock_seconds();
+    qss_engine eng;
+    qss_engine *e = &eng;
+    int rc = eng_setup(e, m, o, method, stats, err, errlen);
     MPI_Comm comm = e->halo ? e->halo->comm : MPI_COMM_SELF;
     exchange x;
     memset(&x, 0, sizeof x);
     double *buf = malloc(((size_t)e->n + 1) * sizeof *buf);
     window_watch watch = {0};
-    int rc = !buf || eng_alloc(e) != 0 ||
-             (e->halo && (setup_boundary(e) || exchange_init(&x, e) || watch_init(e, &watch)));
+    rc = rc || !buf ||
+         (e->halo && (setup_boundary(e) || exchange_init(&x, e) || watch_init(e, &watch)));
     if (comm_agree(comm, rc ? -1 : 0, NULL, 0)) {
         free(buf);
         watch_free(&watch);
@@ -394,7 +406,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         double ts = sample_time(o->t0, o->tf, next_k, o->samples);
         double T_end = T + W;
         if (!(T_end < ts - 1e-9 * W)) T_end = ts; /* no sliver before a sample */
-        run_events(e, T_end, e->halo ? &watch : NULL, &last_t, &same_time);
+        eng_run_events(e, T_end, e->halo ? &watch : NULL, &last_t, &same_time);
         stats->windows++;
         if (e->halo) {
             double wx = wallclock_seconds();

@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include "agree.h"
+#include "assign.h"
 #include "directory.h"
 #include "h5out.h"
 #include "layout.h"
@@ -97,9 +98,10 @@ static void print_partition(run_layout *l) {
  * (the file's /stats is reduced the same way by the writer). */
 static void reduce_stats(const qmol_stats *mine, qmol_stats *all, MPI_Comm comm) {
     *all = *mine;
-    uint64_t *c[] = {&all->events,       &all->rhs_evals,    &all->jac_evals,
-                     &all->pair_steps,   &all->messages,     &all->bytes_sent,
-                     &all->late_updates, &all->newton_iters, &all->lin_iters};
+    uint64_t *c[] = {&all->events,   &all->rhs_evals,  &all->jac_evals,    &all->pair_steps,
+                     &all->messages, &all->bytes_sent, &all->step_limits,  &all->extrap_limits,
+                     &all->steps,    &all->windows,    &all->late_updates, &all->newton_iters,
+                     &all->lin_iters};
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
         MPI_Allreduce(MPI_IN_PLACE, c[k], 1, MPI_UINT64_T, MPI_SUM, comm);
     double *w[] = {&all->wall_setup,    &all->wall_partition, &all->wall_integrate,
@@ -119,8 +121,10 @@ static void count_global_once(qmol_stats *s, int rank) {
     s->err_test_fails = s->conv_fails = s->jac_setups = 0;
 }
 
-/* /partition: on one rank kind "single" (rank 0 owns everything). */
-static int write_partition(h5out *out, run_layout *l, int64_t n, char *err, size_t errlen) {
+/* /partition: on one rank kind "single" (rank 0 owns everything); mixed runs
+ * add each state's method (one rank only so far: local = global ids). */
+static int write_partition(h5out *out, run_layout *l, int64_t n, const unsigned char *assignment,
+                           char *err, size_t errlen) {
     if (l->size == 1) {
         int32_t *owner = calloc((size_t)n, sizeof *owner);
         if (!owner) {
@@ -128,6 +132,12 @@ static int write_partition(h5out *out, run_layout *l, int64_t n, char *err, size
             return -1;
         }
         h5out_rank_info mine = {.owned = n, .weight = (double)n};
+        if (assignment) {
+            mine.has_methods = 1;
+            mine.method_block = (const int8_t *)assignment;
+            for (int64_t i = 0; i < n; i++)
+                mine.bdf_owned += assignment[i] == ASSIGN_BDF;
+        }
         int rc = h5out_partition(out, owner, &mine, 0, "single", err, errlen);
         free(owner);
         return rc;
@@ -163,6 +173,13 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
                linsol_name(c->linsol), (unsigned long long)s->steps,
                (unsigned long long)s->rhs_evals, (unsigned long long)s->newton_iters,
                (unsigned long long)s->jac_setups, (unsigned long long)s->err_test_fails);
+    else if (c->method == METHOD_MIXED)
+        printf("  QSS events %llu, BDF steps %llu (%llu windows: %llu cut by the step limit, "
+               "%llu by the extrapolation limit), rhs evals (scalar) %llu, newton iters %llu\n",
+               (unsigned long long)s->events, (unsigned long long)s->steps,
+               (unsigned long long)s->windows, (unsigned long long)s->step_limits,
+               (unsigned long long)s->extrap_limits, (unsigned long long)s->rhs_evals,
+               (unsigned long long)s->newton_iters);
     else
         printf("  events %llu, rhs evals (scalar) %llu, jac rows %llu, pair steps %llu\n",
                (unsigned long long)s->events, (unsigned long long)s->rhs_evals,
@@ -236,6 +253,7 @@ int run_execute(const run_config *cin) {
     memset(&sink, 0, sizeof sink);
     char *path = NULL;
     h5out *out = NULL;
+    unsigned char *assignment = NULL;
     if (isnan(c.tf)) c.tf = prob.tf;
     if (!(c.tf > prob.t0)) {
         SAY("qmol: error: --tf %g: must be greater than t0 = %g\n", c.tf, prob.t0);
@@ -271,6 +289,12 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: %s\n", err);
         goto done;
     }
+    if (size > 1 && c.method == METHOD_MIXED) {
+        SAY("qmol: error: --method mixed: runs on one rank for now (started on %d ranks); "
+            "distributed mixed runs are not implemented yet\n",
+            size);
+        goto done;
+    }
     if (size > 1 && c.method == METHOD_CVODE &&
         (c.linsol == LINSOL_KLU || c.linsol == LINSOL_BAND)) {
         SAY("qmol: error: --linsol %s: needs all states on one rank; on %d ranks use spgmr "
@@ -294,7 +318,37 @@ int run_execute(const run_config *cin) {
     }
     model *mp = &layout.m;
     if (size > 1 && !c.quiet) print_partition(&layout);
-    if (c.linsol == LINSOL_AUTO) c.linsol = cvode_choose_linsol(mp, layout_halo(&layout));
+    if (c.method == METHOD_MIXED) {
+        assignment = malloc((size_t)mp->n + 1);
+        assign_options ao = {.bdf_rule = c.bdf_rule,
+                             .bdf_file = c.bdf_file,
+                             .automatic = c.assign_auto,
+                             .threshold = c.assign_threshold,
+                             .t0 = prob.t0,
+                             .tf = c.tf};
+        int bad_assign = !assignment || assign_states(mp, &ao, assignment, err, sizeof err) != 0;
+        if (!assignment) snprintf(err, sizeof err, "out of memory for the method assignment");
+        if (comm_agree(comm, bad_assign, err, sizeof err)) {
+            SAY("qmol: error: %s\n", err);
+            goto done;
+        }
+        int64_t counts[2] = {0, 0};
+        for (int32_t j = 0; j < mp->n; j++)
+            counts[assignment[j] == ASSIGN_BDF]++;
+        if (counts[0] == 0 || counts[1] == 0) {
+            SAY("qmol: error: --method mixed: all %lld states went to %s (--bdf, --bdf-file or "
+                "--assign auto must give each block at least one state; use --method %s for a "
+                "pure run)\n",
+                (long long)prob.n, counts[0] ? "QSS" : "BDF", counts[0] ? "mliqss2" : "cvode");
+            goto done;
+        }
+        if (!c.quiet && rank == 0)
+            printf("qmol: mixed: %lld states to %s, %lld to BDF (CVODE), coupling %s\n",
+                   (long long)counts[0], method_name(c.qss_method), (long long)counts[1],
+                   c.coupling == COUPLING_SAMPLE ? "sample" : "interp");
+    }
+    if (c.linsol == LINSOL_AUTO && c.method != METHOD_MIXED)
+        c.linsol = cvode_choose_linsol(mp, layout_halo(&layout));
     integrator_options o = {.method = c.method,
                             .reltol = c.reltol,
                             .abstol = c.abstol,
@@ -308,7 +362,10 @@ int run_execute(const run_config *cin) {
                             .halo = layout_halo(&layout),
                             .window = c.window,
                             .window_min = c.window_min,
-                            .window_max = c.window_max};
+                            .window_max = c.window_max,
+                            .qss_method = c.qss_method,
+                            .assignment = assignment,
+                            .coupling = c.coupling};
     h5out_meta meta = {.problem = def->name,
                        .method = method_name(c.method),
                        .linsol = c.method == METHOD_CVODE ? linsol_name(c.linsol) : NULL,
@@ -328,7 +385,7 @@ int run_execute(const run_config *cin) {
     }
     sink.out = out;
     sink.layout = &layout;
-    if (write_partition(out, &layout, prob.n, err, sizeof err) != 0) {
+    if (write_partition(out, &layout, prob.n, assignment, err, sizeof err) != 0) {
         SAY("qmol: error: --output %s: %s\n", path, err);
         goto done;
     }
@@ -338,6 +395,8 @@ int run_execute(const run_config *cin) {
     stats.wall_setup = wallclock_seconds() - w0;
     int irc = c.method == METHOD_CVODE
                   ? cvode_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
+              : c.method == METHOD_MIXED
+                  ? mixed_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
                   : qss_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err);
     if (irc != 0) {
         SAY("qmol: error: %s on %s: %s\n", method_name(c.method), def->name,
@@ -364,6 +423,7 @@ int run_execute(const run_config *cin) {
 done:
     if (out) h5out_abort(out);
     layout_free(&layout);
+    free(assignment);
     if (prob.destroy) prob.destroy(prob.data);
     free(values);
     free(path);

@@ -12,6 +12,11 @@ typedef struct qmol_stats {
     uint64_t pair_steps; /* mLIQSS simultaneous pair steps taken */
     /* CVODE */
     uint64_t steps, newton_iters, lin_iters, err_test_fails, conv_fails, jac_setups;
+    /* mixed: BDF steps cut short by the coupling step limit (thesis Eq. 7.35) */
+    uint64_t step_limits;
+    /* mixed: windows shortened so that QSS's view of the BDF states stays
+     * within a quantum (mixed_run.c, extrapolation_limit) */
+    uint64_t extrap_limits;
     /* across ranks (this rank's figures; 0 on one rank) */
     uint64_t windows;      /* synchronization windows */
     uint64_t messages;     /* point-to-point messages sent (non-empty) */

@@ -238,6 +238,22 @@ def bad_input_cases():
     opt("pieces_zero", "--pieces", "0")
     opt("pieces_text", "--pieces", "four")
     opt("max_order", "--max-order", "6")
+    # the mixed method: the assignment is required, checked and only for mixed
+    run_case("mixed_without_assignment", ["--method", "mixed"],
+             ["--method mixed", "--bdf", "--assign auto"])
+    run_case("bdf_without_mixed", ["--bdf", "i>=5"], ["--bdf", "--method mixed"])
+    run_case("bdf_bad_rule", ["--method", "mixed", "--bdf", "q>1"], ["--bdf", "q>1", "variable"])
+    run_case("bdf_bad_coordinate", ["--method", "mixed", "--bdf", "y>1"],
+             ["--bdf", "y>1", "not a coordinate"])
+    run_case("bdf_empty_block", ["--method", "mixed", "--bdf", "i>=100"],
+             ["--method mixed", "all 10 states went to QSS"])
+    run_case("bdf_file_missing", ["--method", "mixed", "--bdf-file", "/nonexistent/ids"],
+             ["--bdf-file", "/nonexistent/ids", "cannot open"])
+    run_case("qss_method_not_qss", ["--method", "mixed", "--bdf", "i>=5", "--qss-method", "cvode"],
+             ["--qss-method", "cvode", "not a QSS method"])
+    opt("assign", "--assign", "random")
+    opt("coupling", "--coupling", "linear")
+    opt("assign_threshold", "--assign-threshold", "-1")
     opt("jacobian", "--jacobian", "foo")
 
     cases.append(("output_no_directory",
@@ -443,6 +459,30 @@ def group_output(group):
     cases = [heat1d_run(group, "heat1d_liqss2", "liqss2", "1e-4", 1e-3),
              # CVODE's global error at --tol 1e-4 is about 2.4e-4: 1e-7 gives ~5e-7
              heat1d_run(group, "heat1d_cvode", "cvode", "1e-7", 1e-5)]
+
+    # the mixed method: the split on stdout, in /partition/method and /stats
+    case = Case(group, "heat1d_mixed")
+    dd = case_dir(group, "heat1d_mixed")
+    path = os.path.join(dd, "mixed.h5")
+    args = ["run", "--problem", "heat1d", "--method", "mixed", "--bdf", "x>0.5", "--tol", "1e-4",
+            "--tf", "0.05", "--samples", "5", "--output", path]
+    rc, out, err = case.qmol(args, cwd=dd)
+    if check_produced(case, path, rc, args, out, err):
+        case.check("50 states to mliqss2, 50 to BDF" in out, f"split not reported: {out!r}")
+        check_h5(case, path, 100, 5, 0.0, 0.05)
+        with h5py.File(path, "r") as f:
+            check_attrs(case, f, {"method": "mixed"})
+            meth = f["partition/method"][()]
+            # heat1d node i at x = (i + 1) / 101
+            want = (np.arange(100) + 1) / 101.0 > 0.5
+            case.check(np.array_equal(meth == 1, want), f"/partition/method {meth}")
+            case.check(int(f["partition/bdf_owned"][0]) == 50, "/partition/bdf_owned")
+            st = f["stats"].attrs
+            case.check(st["events"] > 0 and st["steps"] > 0 and st["windows"] > 0,
+                       f"/stats events {st['events']} steps {st['steps']}")
+            err_max = float(np.max(np.abs(f["states"][()] - heat1d_exact(f))))
+            case.check(err_max <= 1e-3, f"max |x - exact| = {err_max:.3g} > 1e-3")
+    cases.append(case)
 
     case = Case(group, "overwrite")
     dd = case_dir(group, "overwrite")

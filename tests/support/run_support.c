@@ -1,5 +1,7 @@
 #include "run_support.h"
 
+#include "assign.h"
+
 #include "registry.h"
 
 #include <math.h>
@@ -35,9 +37,9 @@ static void keep_event(void *ctx, double t, int32_t i, const double *q) {
         ev->q[k] = k < r->n ? q[k] : 0.0;
 }
 
-test_run *run_problem(const char *name, const char *const *sets, int nsets, const char *method,
-                      double reltol, double abstol, double tf, int64_t K, int trace,
-                      int use_jacobian) {
+/* The problem, its model, options and sample storage; rc = -1 on failure. */
+static test_run *prepare(const char *name, const char *const *sets, int nsets, const char *method,
+                         double reltol, double abstol, double tf, int64_t K, int use_jacobian) {
     test_run *r = calloc(1, sizeof *r);
     if (!r) abort();
     const qmol_problem_def *def = registry_find(name);
@@ -67,6 +69,14 @@ test_run *run_problem(const char *name, const char *const *sets, int nsets, cons
     r->samples = calloc((size_t)(K * r->n), sizeof(double));
     r->events_per_state = calloc((size_t)r->n, sizeof(uint64_t));
     if (!r->times || !r->samples || !r->events_per_state) abort();
+    return r;
+}
+
+test_run *run_problem(const char *name, const char *const *sets, int nsets, const char *method,
+                      double reltol, double abstol, double tf, int64_t K, int trace,
+                      int use_jacobian) {
+    test_run *r = prepare(name, sets, nsets, method, reltol, abstol, tf, K, use_jacobian);
+    if (r->rc) return r;
     if (trace) {
         r->opt.trace = keep_event;
         r->opt.trace_ctx = r;
@@ -78,8 +88,32 @@ test_run *run_problem(const char *name, const char *const *sets, int nsets, cons
     return r;
 }
 
+test_run *run_mixed(const char *name, const char *const *sets, int nsets, const char *qss_method,
+                    const char *bdf_rule, int coupling, double reltol, double abstol, double tf,
+                    int64_t K) {
+    test_run *r = prepare(name, sets, nsets, "mixed", reltol, abstol, tf, K, 1);
+    if (r->rc) return r;
+    r->assignment = malloc((size_t)r->n + 1);
+    if (!r->assignment) abort();
+    assign_options ao = {.bdf_rule = bdf_rule, .t0 = r->opt.t0, .tf = r->opt.tf};
+    if (!strcmp(bdf_rule, "auto")) {
+        ao.bdf_rule = NULL;
+        ao.automatic = 1;
+    }
+    if (assign_states(&r->m, &ao, r->assignment, r->err, sizeof r->err) != 0) {
+        r->rc = -1;
+        return r;
+    }
+    r->opt.qss_method = (method_id)method_from_name(qss_method);
+    r->opt.assignment = r->assignment;
+    r->opt.coupling = coupling;
+    r->rc = mixed_integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
+    return r;
+}
+
 void run_free(test_run *r) {
     if (!r) return;
+    free(r->assignment);
     model_free(&r->m);
     if (r->prob.destroy) r->prob.destroy(r->prob.data);
     free(r->times);

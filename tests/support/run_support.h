@@ -31,6 +31,7 @@ typedef struct test_run {
     int64_t ntrace, trace_cap;
     int trace_truncated;        /* more than TRACE_MAX events: trace holds the first ones */
     uint64_t *events_per_state; /* n */
+    unsigned char *assignment;  /* mixed runs: ASSIGN_QSS / ASSIGN_BDF per state */
     char err[512];
     int rc;
 } test_run;
@@ -41,6 +42,11 @@ typedef struct test_run {
 test_run *run_problem(const char *name, const char *const *sets, int nsets, const char *method,
                       double reltol, double abstol, double tf, int64_t K, int trace,
                       int use_jacobian);
+/* The mixed method: QSS block by qss_method, BDF states by the --bdf rule
+ * (or "auto" for the automatic assignment), coupling COUPLING_*. */
+test_run *run_mixed(const char *name, const char *const *sets, int nsets, const char *qss_method,
+                    const char *bdf_rule, int coupling, double reltol, double abstol, double tf,
+                    int64_t K);
 void run_free(test_run *r);
 
 /* max over samples and states of |x - exact| (problem must have exact). */

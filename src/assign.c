@@ -1,0 +1,281 @@
+/* assign.c: the per-state QSS/BDF assignment of a mixed run (assign.h). */
+#include "assign.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- rules: VAR OP NUMBER [&& VAR OP NUMBER ...] ------------------------- */
+
+enum { OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE };
+
+typedef struct clause {
+    char var; /* i (state id), x, y, z (grid coordinates), c (component) */
+    int op;
+    double value;
+} clause;
+
+static const char *skip_space(const char *s) {
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+/* Parses one clause at s; returns the position after it or NULL. */
+static const char *parse_clause(const char *s, clause *c, char *err, size_t errlen) {
+    s = skip_space(s);
+    if (!strchr("ixyzc", *s) || !*s) {
+        snprintf(err, errlen,
+                 "expected a variable at \"%s\" (allowed: i = state id, x y z = grid "
+                 "coordinates, c = component)",
+                 s);
+        return NULL;
+    }
+    c->var = *s++;
+    s = skip_space(s);
+    static const struct {
+        const char *text;
+        int op;
+    } ops[] = {{"<=", OP_LE}, {">=", OP_GE}, {"==", OP_EQ},
+               {"!=", OP_NE}, {"<", OP_LT},  {">", OP_GT}};
+    size_t k;
+    for (k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        if (!strncmp(s, ops[k].text, strlen(ops[k].text))) break;
+    if (k == sizeof ops / sizeof ops[0]) {
+        snprintf(err, errlen, "expected a comparison after '%c' at \"%s\" (< <= > >= == !=)",
+                 c->var, s);
+        return NULL;
+    }
+    c->op = ops[k].op;
+    s = skip_space(s + strlen(ops[k].text));
+    char *end;
+    errno = 0;
+    c->value = strtod(s, &end);
+    if (end == s || errno == ERANGE || !isfinite(c->value)) {
+        snprintf(err, errlen, "expected a finite number at \"%s\"", s);
+        return NULL;
+    }
+    return skip_space(end);
+}
+
+/* Parses the whole rule into at most cap clauses; returns their count or -1. */
+static int parse_rule(const char *rule, clause *out, int cap, char *err, size_t errlen) {
+    const char *s = rule;
+    int count = 0;
+    for (;;) {
+        if (count == cap) {
+            snprintf(err, errlen, "more than %d clauses", cap);
+            return -1;
+        }
+        s = parse_clause(s, &out[count], err, errlen);
+        if (!s) return -1;
+        count++;
+        if (!*s) return count;
+        if (strncmp(s, "&&", 2)) {
+            snprintf(err, errlen, "expected \"&&\" or the end at \"%s\"", s);
+            return -1;
+        }
+        s += 2;
+    }
+}
+
+#define MAX_CLAUSES 16
+
+int assign_rule_check(const char *rule, char *err, size_t errlen) {
+    clause c[MAX_CLAUSES];
+    return parse_rule(rule, c, MAX_CLAUSES, err, errlen) < 0 ? -1 : 0;
+}
+
+static int compare(double v, int op, double w) {
+    switch (op) {
+    case OP_LT:
+        return v < w;
+    case OP_LE:
+        return v <= w;
+    case OP_GT:
+        return v > w;
+    case OP_GE:
+        return v >= w;
+    case OP_EQ:
+        return v == w;
+    default:
+        return v != w;
+    }
+}
+
+/* The value of a clause's variable for global state g. */
+static double variable(const qmol_problem *p, char var, int64_t g) {
+    if (var == 'i') return (double)g;
+    int comps = p->components > 0 ? p->components : 1;
+    if (var == 'c') return (double)(g % comps);
+    int64_t cell = g / comps;
+    int64_t idx[3] = {0, 0, 0};
+    for (int d = 0; d < p->ndims; d++) {
+        idx[d] = cell % p->dims[d];
+        cell /= p->dims[d];
+    }
+    int d = var - 'x';
+    return p->origin[d] + (double)idx[d] * p->spacing[d];
+}
+
+static int apply_rule(const model *m, const char *rule, unsigned char *method, char *err,
+                      size_t errlen) {
+    clause c[MAX_CLAUSES];
+    char why[256];
+    int count = parse_rule(rule, c, MAX_CLAUSES, why, sizeof why);
+    if (count < 0) {
+        snprintf(err, errlen, "--bdf \"%s\": %s", rule, why);
+        return -1;
+    }
+    const qmol_problem *p = m->problem;
+    for (int k = 0; k < count; k++) {
+        int d = c[k].var - 'x';
+        if (d >= 0 && d < 3 && d >= p->ndims) {
+            snprintf(err, errlen,
+                     "--bdf \"%s\": '%c' is not a coordinate of this problem (it has %d grid "
+                     "dimensions; use i, the state id)",
+                     rule, c[k].var, p->ndims);
+            return -1;
+        }
+    }
+    for (int32_t j = 0; j < m->n; j++) {
+        int64_t g = model_gid(m, j);
+        int all = 1;
+        for (int k = 0; k < count && all; k++)
+            all = compare(variable(p, c[k].var, g), c[k].op, c[k].value);
+        if (all) method[j] = ASSIGN_BDF;
+    }
+    return 0;
+}
+
+/* ---- a file of state ids ------------------------------------------------- */
+
+/* Local id of global id g among the rows, or -1 (rows ascend by gid). */
+static int32_t local_row(const model *m, int64_t g) {
+    if (!m->gid) return g >= 0 && g < m->n ? (int32_t)g : -1;
+    int32_t lo = 0, hi = m->n - 1;
+    while (lo <= hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (m->gid[mid] == g) return mid;
+        if (m->gid[mid] < g)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+static int apply_file(const model *m, const char *path, unsigned char *method, char *err,
+                      size_t errlen) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "--bdf-file %s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    int64_t n = m->problem->n, count = 0;
+    char line[512];
+    int lineno = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            snprintf(err, errlen, "--bdf-file %s:%d: line longer than %d characters", path, lineno,
+                     (int)sizeof line - 2);
+            rc = -1;
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char *s = line;
+        for (;;) {
+            while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == ',')
+                s++;
+            if (!*s) break;
+            char *end;
+            errno = 0;
+            long long g = strtoll(s, &end, 10);
+            if (end == s || errno || (*end && !strchr(" \t\r\n,", *end))) {
+                snprintf(err, errlen,
+                         "--bdf-file %s:%d: \"%.40s\" is not a state id (whole numbers in "
+                         "0..%lld, separated by spaces, commas or lines; # starts a comment)",
+                         path, lineno, s, (long long)n - 1);
+                rc = -1;
+                break;
+            }
+            if (g < 0 || g >= n) {
+                snprintf(err, errlen, "--bdf-file %s:%d: state id %lld outside 0..%lld", path,
+                         lineno, g, (long long)n - 1);
+                rc = -1;
+                break;
+            }
+            int32_t j = local_row(m, g);
+            if (j >= 0) method[j] = ASSIGN_BDF;
+            count++;
+            s = end;
+        }
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "--bdf-file %s: read error", path);
+        rc = -1;
+    }
+    fclose(f);
+    if (rc == 0 && count == 0) {
+        snprintf(err, errlen, "--bdf-file %s: no state ids in the file", path);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* ---- automatic: off-diagonal stiffness ----------------------------------- */
+
+/* Row j's off-diagonal rate at (t0, x0): analytic Jacobian, or differences. */
+static double offdiag_rate(const model *m, int32_t j, double t0, double *vals, double *dfdv) {
+    const qmol_problem *p = m->problem;
+    int64_t start = m->row_ptr[j], len = m->row_ptr[j + 1] - start;
+    int64_t g = model_gid(m, j);
+    for (int64_t k = 0; k < len; k++)
+        vals[k] = p->x0(p->data, model_gid(m, m->row_col[start + k]));
+    if (p->jac) {
+        p->jac(p->data, g, t0, vals, dfdv);
+    } else {
+        double f0 = p->rhs(p->data, g, t0, vals);
+        for (int64_t k = 0; k < len; k++) {
+            double v = vals[k], h = sqrt(DBL_EPSILON) * fmax(fabs(v), 1.0);
+            vals[k] = v + h;
+            dfdv[k] = (p->rhs(p->data, g, t0, vals) - f0) / (vals[k] - v);
+            vals[k] = v;
+        }
+    }
+    double rate = 0.0;
+    for (int64_t k = 0; k < len; k++)
+        if (start + k != m->diag_entry[j]) rate += fabs(dfdv[k]);
+    return rate;
+}
+
+static int apply_auto(const model *m, const assign_options *a, unsigned char *method, char *err,
+                      size_t errlen) {
+    double threshold = a->threshold > 0.0 ? a->threshold : ASSIGN_STIFF_THRESHOLD;
+    double span = a->tf - a->t0;
+    double *vals = malloc(((size_t)m->max_row + 1) * sizeof *vals);
+    double *dfdv = malloc(((size_t)m->max_row + 1) * sizeof *dfdv);
+    if (!vals || !dfdv) {
+        free(vals), free(dfdv);
+        snprintf(err, errlen, "--assign auto: out of memory");
+        return -1;
+    }
+    for (int32_t j = 0; j < m->n; j++)
+        if (offdiag_rate(m, j, a->t0, vals, dfdv) * span > threshold) method[j] = ASSIGN_BDF;
+    free(vals), free(dfdv);
+    return 0;
+}
+
+int assign_states(const model *m, const assign_options *a, unsigned char *method, char *err,
+                  size_t errlen) {
+    memset(method, ASSIGN_QSS, (size_t)m->n);
+    if (a->bdf_rule && apply_rule(m, a->bdf_rule, method, err, errlen)) return -1;
+    if (a->bdf_file && apply_file(m, a->bdf_file, method, err, errlen)) return -1;
+    if (a->automatic && apply_auto(m, a, method, err, errlen)) return -1;
+    return 0;
+}

@@ -1,0 +1,42 @@
+/* assign.h: which states a mixed run integrates with QSS and which with BDF.
+ *
+ * Manual: a rule over the states (`--bdf "x>5"`, `--bdf "i>=500"`, clauses
+ * joined by "&&") or a file of global state ids (`--bdf-file`). Automatic
+ * (`--assign auto`): a row goes to BDF when its off-diagonal Jacobian rate
+ * sum_{k != j} |df_j/dx_k| at (t0, x0) times the run's span tf - t0 exceeds
+ * a threshold (default ASSIGN_STIFF_THRESHOLD): diffusion with a large
+ * d/dx^2 couples neighbours faster than QSS can follow without oscillating,
+ * while BDF's implicit solve takes it in one step. See docs/methods.md.
+ */
+#ifndef QMOL_ASSIGN_H
+#define QMOL_ASSIGN_H
+
+#include "model.h"
+
+#include <stddef.h>
+
+enum { ASSIGN_QSS = 0, ASSIGN_BDF = 1 };
+
+/* Off-diagonal rate x span above which --assign auto picks BDF. adr1d-vardiff
+ * (N = 1000, tf = 10): 1.0e3 on the dleft half, 2.0e6 on the dright half;
+ * adr1d: 1.2e3; buck-heatsink's rod (100 sections, 60 s): 1.7e5. */
+#define ASSIGN_STIFF_THRESHOLD 1e4
+
+typedef struct assign_options {
+    const char *bdf_rule; /* --bdf RULE, or NULL */
+    const char *bdf_file; /* --bdf-file PATH, or NULL */
+    int automatic;        /* --assign auto */
+    double threshold;     /* auto: 0 means ASSIGN_STIFF_THRESHOLD */
+    double t0, tf;
+} assign_options;
+
+/* Checks a rule's syntax. Returns 0, or -1 with the reason in err. */
+int assign_rule_check(const char *rule, char *err, size_t errlen);
+
+/* method[j] = ASSIGN_QSS or ASSIGN_BDF for the rows j of m. With neither a
+ * rule, a file nor auto, every state is QSS. Returns 0, or -1 with a message
+ * naming the input in err. */
+int assign_states(const model *m, const assign_options *a, unsigned char *method, char *err,
+                  size_t errlen);
+
+#endif
