@@ -7,6 +7,9 @@
  * that read a state when it changes; CVODE loops over all rows. The same code
  * therefore runs under every method and every partition.
  *
+ * Discontinuities (zero-crossing functions, time events and their handlers)
+ * are optional fields at the end of qmol_problem (left zero: none).
+ *
  * Built-in problems and plugins both describe themselves with a qmol_problem_def
  * (name, documented parameters with defaults and ranges, a constructor). A
  * plugin is a shared object exporting QMOL_PLUGIN_SYMBOL (see below).
@@ -54,6 +57,29 @@ typedef struct qmol_problem {
 
     /* Frees data; may be NULL. */
     void (*destroy)(void *data);
+
+    /* Optional discontinuities. Discrete variables (a switch position, a
+     * heater's state) live in data: rhs, jac and the crossing functions read
+     * them, and only the handlers below change them. */
+    /* Zero-crossing functions g_c, c in [0, n_crossings): like a row, each
+     * lists the states it reads and evaluates from their values. A crossing
+     * happens when g_c changes sign (along the quantized trajectories under
+     * QSS, CVODE's root finding under CVODE). */
+    int64_t n_crossings;
+    int (*crossing_size)(const void *data, int64_t c);
+    void (*crossing_row)(const void *data, int64_t c, int64_t *cols);
+    double (*crossing)(const void *data, int64_t c, double t, const double *vals);
+    /* Handles crossing c at t: direction +1 when g_c rose through zero, -1
+     * when it fell. Changes discrete variables only. */
+    void (*on_crossing)(void *data, int64_t c, int direction, double t);
+    /* Time events: the first event time strictly after t (INFINITY: none),
+     * and its handler (discrete variables only). */
+    double (*next_time_event)(const void *data, double t);
+    void (*on_time_event)(void *data, double t);
+    /* The states whose f_i reads discrete variables that a handler may change:
+     * their derivatives are re-evaluated after every handler. */
+    int64_t n_affected;
+    void (*affected)(const void *data, int64_t *ids);
 } qmol_problem;
 
 /* One named numeric parameter of a problem, with its default and range. */

@@ -75,6 +75,12 @@ const char *h5out_error(const h5out *w);
  * failure is also kept (h5out_finish then fails). */
 int h5out_partition(h5out *w, const int32_t *owner_block, const h5out_rank_info *mine,
                     int64_t edge_cut, const char *partition_kind, char *err, size_t errlen);
+/* Writes /events (at most once): this rank's `count` zero crossings, each
+ * its time, crossing function and direction (+1 rising, -1 falling), in time
+ * order; collective. Returns 0, or -1 with err on every rank (kept: finish
+ * then fails). */
+int h5out_events(h5out *w, int64_t count, const double *time, const int64_t *crossing,
+                 const int8_t *direction, char *err, size_t errlen);
 /* Writes stats (this rank's: /stats gets the totals over ranks, counters
  * summed and wall times the maximum, and /stats/per_rank every rank's),
  * closes, renames PATH.partial to PATH. Frees w. Fails on every rank unless

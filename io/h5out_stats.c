@@ -25,6 +25,8 @@ static const struct {
     {"conv_fails", offsetof(qmol_stats, conv_fails), 0},
     {"jac_setups", offsetof(qmol_stats, jac_setups), 0},
     {"windows", offsetof(qmol_stats, windows), 0},
+    {"crossings", offsetof(qmol_stats, crossings), 0},
+    {"time_events", offsetof(qmol_stats, time_events), 0},
     {"step_limits", offsetof(qmol_stats, step_limits), 0},
     {"extrap_limits", offsetof(qmol_stats, extrap_limits), 0},
     {"messages", offsetof(qmol_stats, messages), 0},

@@ -155,7 +155,9 @@ int h5u_write_1d(const h5u_ectx *c, hid_t parent, const char *name, hid_t ftype,
         int sel = count > 0 ? H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &cnt, NULL)
                             : (H5Sselect_none(fspace) < 0 ? -1 : H5Sselect_none(mspace));
         static const double none[1]; /* HDF5 wants a buffer even for nothing */
-        if (sel < 0 || H5Dwrite(d, mtype, mspace, fspace, dxpl, buf ? buf : none) < 0) {
+        /* an empty dataset has no storage to write to (HDF5 fails on it) */
+        if (sel < 0 ||
+            (len > 0 && H5Dwrite(d, mtype, mspace, fspace, dxpl, buf ? buf : none) < 0)) {
             fail_named(c, "cannot write dataset '%s'", name);
             rc = -1;
         }

@@ -5,9 +5,19 @@
 #include <string.h>
 
 static const qmol_problem_def *const builtins[] = {
-    &problem_adr1d,   &problem_adr1d_vardiff, &problem_adr2d,         &problem_heat1d,
-    &problem_heat2d,  &problem_heat3d,        &problem_liqss_pair,    &problem_relax,
-    &problem_bqss_a1, &problem_bqss_a2,       &problem_offdiag_stiff,
+    &problem_adr1d,
+    &problem_adr1d_vardiff,
+    &problem_adr2d,
+    &problem_heat1d,
+    &problem_heat2d,
+    &problem_heat3d,
+    &problem_heat2d_thermostat,
+    &problem_pulse,
+    &problem_liqss_pair,
+    &problem_relax,
+    &problem_bqss_a1,
+    &problem_bqss_a2,
+    &problem_offdiag_stiff,
 };
 
 const qmol_problem_def *const *registry_all(int *count) {

@@ -249,6 +249,16 @@ int cvode_block_dky(cvode_block *b, double t, int k, double *out, char *err, siz
     return 0;
 }
 
+int cvode_block_reinit(cvode_block *b, double t, char *err, size_t errlen) {
+    int flag = CVodeReInit(b->mem, t, b->y);
+    if (flag < 0) return cvl_check(flag, "CVodeReInit", &b->r, err, errlen);
+    return 0;
+}
+
+void *cvode_block_mem(cvode_block *b) {
+    return b->mem;
+}
+
 const double *cvode_block_state(const cvode_block *b) {
     return N_VGetArrayPointer(b->y);
 }

@@ -46,6 +46,11 @@ int cvode_block_eval_jacobian(cvode_block *b, double t, const double *y);
  * steps_are_events), Newton and linear iterations, evaluations. */
 int cvode_block_add_stats(cvode_block *b, qmol_stats *s, int steps_are_events, char *err,
                           size_t errlen);
+/* Restarts CVODE at t from its current states (after a discontinuity: the
+ * history of the old right-hand side is dropped). Returns 0 or -1 with err. */
+int cvode_block_reinit(cvode_block *b, double t, char *err, size_t errlen);
+/* The CVODE instance, for drivers that add root finding (cvode_integrate.c). */
+void *cvode_block_mem(cvode_block *b);
 void cvode_block_close(cvode_block *b);
 
 #endif

@@ -15,10 +15,12 @@
 #include "agree.h"
 #include "cvode_block.h"
 #include "cvode_internal.h"
+#include "discrete.h"
 
 #include <cvode/cvode.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,159 @@
 #define CV_MAX_STEPS 10000000L
 /* Consecutive steps that leave t unchanged before the run is declared stalled. */
 #define CV_MAX_STALLED 100
+
+/* Zero crossings and time events under CVODE: CVODE's root finding on the
+ * crossing functions, its stop time at the next time event, and a restart
+ * (CVodeReInit) after every handler. One rank (the model's ids are global). */
+typedef struct cv_discrete {
+    const qmol_problem *p;
+    int64_t nc;
+    int64_t *ptr, *cols; /* crossing inputs */
+    double *vals;
+    int *roots;
+    signed char *sign;
+    double next_event; /* the next time event (INFINITY: none) */
+} cv_discrete;
+
+static void disc_free(cv_discrete *d) {
+    free(d->ptr), free(d->cols), free(d->vals), free(d->roots), free(d->sign);
+}
+
+static double crossing_at(cv_discrete *d, int64_t c, double t, const double *y) {
+    for (int64_t k = d->ptr[c]; k < d->ptr[c + 1]; k++)
+        d->vals[k - d->ptr[c]] = y[d->cols[k]];
+    return d->p->crossing(d->p->data, c, t, d->vals);
+}
+
+static int g_fn(sunrealtype t, N_Vector y, sunrealtype *gout, void *user_data) {
+    cv_run *r = user_data;
+    cv_discrete *d = r->disc;
+    const double *x = N_VGetArrayPointer(y);
+    for (int64_t c = 0; c < d->nc; c++)
+        gout[c] = crossing_at(d, c, t, x);
+    return 0;
+}
+
+static int disc_setup(cvode_block *b, cv_discrete *d, char *err, size_t errlen) {
+    const qmol_problem *p = b->r.p;
+    memset(d, 0, sizeof *d);
+    d->p = p;
+    d->nc = p->n_crossings;
+    d->next_event = p->next_time_event ? p->next_time_event(p->data, b->o.t0) : INFINITY;
+    if (b->r.halo) {
+        snprintf(err, errlen, "zero crossings and time events run on one rank only for now");
+        return -1;
+    }
+    if ((d->nc > 0 && (!p->crossing_size || !p->crossing_row || !p->crossing || !p->on_crossing)) ||
+        (p->next_time_event && !p->on_time_event)) {
+        snprintf(err, errlen, "the problem's discontinuity callbacks are incomplete");
+        return -1;
+    }
+    if (d->nc < 0 || d->nc > INT32_MAX) {
+        snprintf(err, errlen, "n_crossings = %lld: must be in 0..%d", (long long)d->nc, INT32_MAX);
+        return -1;
+    }
+    if (d->nc == 0) return 0;
+    d->ptr = calloc((size_t)d->nc + 1, sizeof *d->ptr);
+    d->roots = calloc((size_t)d->nc, sizeof *d->roots);
+    d->sign = calloc((size_t)d->nc, 1);
+    if (!d->ptr || !d->roots || !d->sign) goto oom;
+    int maxlen = 0;
+    for (int64_t c = 0; c < d->nc; c++) {
+        int len = p->crossing_size(p->data, c);
+        if (len < 0) len = 0;
+        d->ptr[c + 1] = d->ptr[c] + len;
+        if (len > maxlen) maxlen = len;
+    }
+    d->cols = malloc(((size_t)d->ptr[d->nc] + 1) * sizeof *d->cols);
+    d->vals = malloc(((size_t)maxlen + 1) * sizeof *d->vals);
+    if (!d->cols || !d->vals) goto oom;
+    for (int64_t c = 0; c < d->nc; c++) {
+        if (d->ptr[c + 1] > d->ptr[c]) p->crossing_row(p->data, c, d->cols + d->ptr[c]);
+        for (int64_t k = d->ptr[c]; k < d->ptr[c + 1]; k++)
+            if (d->cols[k] < 0 || d->cols[k] >= p->n) {
+                snprintf(err, errlen, "crossing function %lld reads state %lld, outside [0, %lld)",
+                         (long long)c, (long long)d->cols[k], (long long)p->n);
+                return -1;
+            }
+    }
+    const double *y = cvode_block_state(b);
+    for (int64_t c = 0; c < d->nc; c++)
+        d->sign[c] = discrete_sign(crossing_at(d, c, b->o.t0, y));
+    b->r.disc = d;
+    int flag = CVodeRootInit(b->mem, (int)d->nc, g_fn);
+    return cvl_check(flag, "CVodeRootInit", &b->r, err, errlen);
+oom:
+    snprintf(err, errlen, "out of memory for %lld crossing functions", (long long)d->nc);
+    return -1;
+}
+
+/* After handlers at t: crossings whose sign a handler flipped fire too, until
+ * none does; then CVODE restarts at t. */
+static int disc_settle(cvode_block *b, cv_discrete *d, double t, qmol_stats *stats, char *err,
+                       size_t errlen) {
+    const integrator_options *o = &b->o;
+    const double *y = cvode_block_state(b);
+    for (int round = 0;; round++) {
+        int fired = 0;
+        for (int64_t c = 0; c < d->nc; c++) {
+            signed char s = discrete_sign(crossing_at(d, c, t, y));
+            if (s == 0 || s == d->sign[c]) continue;
+            int direction = s > d->sign[c] ? 1 : -1;
+            d->sign[c] = s;
+            d->p->on_crossing(d->p->data, c, direction, t);
+            if (stats) stats->crossings++;
+            if (o->on_discrete) o->on_discrete(o->discrete_ctx, t, c, direction);
+            fired = 1;
+        }
+        if (!fired) break;
+        if (round >= 100) {
+            snprintf(err, errlen,
+                     "discontinuity handlers do not settle at t=%.17g: crossings keep flipping "
+                     "each other",
+                     t);
+            return -1;
+        }
+    }
+    return cvode_block_reinit(b, t, err, errlen);
+}
+
+/* The stop time: tf or the next time event, whichever is first. */
+static int set_stop(cvode_block *b, cv_discrete *d, char *err, size_t errlen) {
+    double stop = d->next_event < b->o.tf ? d->next_event : b->o.tf;
+    int flag = CVodeSetStopTime(cvode_block_mem(b), stop);
+    return cvl_check(flag, "CVodeSetStopTime", &b->r, err, errlen);
+}
+
+/* Handles a root or time-event return at tret. Returns 0 or -1 with err. */
+static int disc_handle(cvode_block *b, cv_discrete *d, int flag, double tret, qmol_stats *stats,
+                       char *err, size_t errlen) {
+    const integrator_options *o = &b->o;
+    if (flag == CV_ROOT_RETURN) {
+        int rf = CVodeGetRootInfo(b->mem, d->roots);
+        if (rf < 0) return cvl_check(rf, "CVodeGetRootInfo", &b->r, err, errlen);
+        for (int64_t c = 0; c < d->nc; c++) {
+            if (!d->roots[c]) continue;
+            d->sign[c] = (signed char)(d->roots[c] > 0 ? 1 : -1);
+            d->p->on_crossing(d->p->data, c, d->roots[c], tret);
+            if (stats) stats->crossings++;
+            if (o->on_discrete) o->on_discrete(o->discrete_ctx, tret, c, d->roots[c]);
+        }
+    } else { /* the time event */
+        d->p->on_time_event(d->p->data, tret);
+        if (stats) stats->time_events++;
+        if (o->on_discrete) o->on_discrete(o->discrete_ctx, tret, -1, 0);
+        double next = d->p->next_time_event(d->p->data, tret);
+        if (!(next > tret)) {
+            snprintf(err, errlen, "next_time_event(t=%.17g) returned %.17g: must be later than t",
+                     tret, next);
+            return -1;
+        }
+        d->next_event = next;
+    }
+    if (disc_settle(b, d, tret, stats, err, errlen)) return -1;
+    return set_stop(b, d, err, errlen);
+}
 
 /* Delivers the samples at or before tret (all remaining ones at the stop
  * time). Returns 0 or the run's rc with err set (agreed on P ranks). */
@@ -59,13 +214,14 @@ static int deliver(cvode_block *b, double tret, int at_stop, int64_t *k, sample_
 }
 
 /* One step at a time; after each, deliver every sample it passed. */
-static int integrate(cvode_block *b, sample_fn sample, void *ctx, double *sample_wall, char *err,
-                     size_t errlen) {
+static int integrate(cvode_block *b, cv_discrete *d, sample_fn sample, void *ctx,
+                     double *sample_wall, qmol_stats *stats, char *err, size_t errlen) {
     const integrator_options *o = &b->o;
     cv_run *r = &b->r;
     int64_t k = 1;
     double tret = o->t0;
     long nsteps = 0, stalled = 0;
+    if (set_stop(b, d, err, errlen)) return -1;
     while (k <= o->samples) {
         if (++nsteps > CV_MAX_STEPS) {
             snprintf(err, errlen, "CVODE took %ld steps and stopped at t=%.17g before tf=%.17g",
@@ -91,9 +247,13 @@ static int integrate(cvode_block *b, sample_fn sample, void *ctx, double *sample
                      r->cvmsg[0] ? ": " : "", r->cvmsg, r->cbmsg[0] ? ": " : "", r->cbmsg);
             return -1;
         }
-        int rc =
-            deliver(b, tret, flag == CV_TSTOP_RETURN, &k, sample, ctx, sample_wall, err, errlen);
+        int at_end = flag == CV_TSTOP_RETURN && !(tret < o->tf);
+        int rc = deliver(b, tret, at_end, &k, sample, ctx, sample_wall, err, errlen);
         if (rc) return rc;
+        if (flag == CV_ROOT_RETURN || (flag == CV_TSTOP_RETURN && !at_end)) {
+            if (disc_handle(b, d, flag, tret, stats, err, errlen)) return -1;
+            stalled = 0;
+        }
     }
     return 0;
 }
@@ -112,9 +272,15 @@ int cvode_integrate(const model *m, const integrator_options *o, sample_fn sampl
     }
     cvode_block *b = cvode_block_open(m, o, NULL, err, errlen);
     if (!b) return -1;
+    cv_discrete d;
+    memset(&d, 0, sizeof d);
+    d.next_event = INFINITY;
+    int rc = 0;
+    if (problem_has_discontinuities(m->problem)) rc = disc_setup(b, &d, err, errlen);
+    rc = cvk_agree(&b->r, rc, err, errlen);
     double wall1 = MPI_Wtime(), sample_wall = 0.0;
     if (stats) stats->wall_setup += wall1 - wall0;
-    int rc = integrate(b, sample, ctx, &sample_wall, err, errlen);
+    if (rc == 0) rc = integrate(b, &d, sample, ctx, &sample_wall, stats, err, errlen);
     /* Statistics also on failure: they help to explain it. */
     char serr[512] = "";
     if (cvode_block_add_stats(b, stats, 1, serr, sizeof serr) && rc == 0) {
@@ -127,5 +293,6 @@ int cvode_integrate(const model *m, const integrator_options *o, sample_fn sampl
     }
     rc = cvk_agree(&b->r, rc, err, errlen);
     cvode_block_close(b);
+    disc_free(&d);
     return rc;
 }

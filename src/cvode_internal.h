@@ -42,6 +42,7 @@ typedef struct cv_run {
     int32_t first_input;
     void (*inputs)(void *ctx, double t, double *values);
     void *inputs_ctx;
+    void *disc; /* cvode_integrate.c's zero crossings, or NULL */
     int analytic_jac;
     int nthreads;  /* OpenMP threads for the row loops */
     size_t stride; /* doubles per thread in vals */

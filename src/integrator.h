@@ -59,6 +59,10 @@ typedef struct integrator_options {
     method_id qss_method;
     const unsigned char *assignment;
     int coupling;
+    /* Discrete events (zero crossings: c >= 0 with direction +-1; time
+     * events: c = -1), as they are handled (may be NULL). */
+    void (*on_discrete)(void *ctx, double t, int64_t c, int direction);
+    void *discrete_ctx;
     /* Trace of QSS events, for tests: called after each event (may be NULL). */
     void (*trace)(void *ctx, double t, int32_t i, const double *q);
     void *trace_ctx;

@@ -1,6 +1,7 @@
 /* qss_engine.c: storage, shared steps and the event loop of the QSS family. */
 #include "qss_engine.h"
 
+#include "discrete.h"
 #include "halo.h"
 #include "poly.h"
 #include "wallclock.h"
@@ -54,8 +55,9 @@ void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, d
         e->qc[1][i] = slope;
         e->qc[2][i] = half_curv;
         e->tq[i] = t;
-        e->on_q_change(e, i, t, old, old_tq);
-        return;
+        if (e->watched_q[i] & WATCH_BDF) e->on_q_change(e, i, t, old, old_tq);
+        if (e->watched_q[i] & WATCH_CROSSING) discrete_input_changed(e, i, t);
+        if (!e->boundary) return;
     }
     e->qc[0][i] = value;
     e->qc[1][i] = slope;
@@ -132,6 +134,14 @@ static double input_time_scale(const qss_engine *e, int32_t j, int len, double t
         double speed = fabs(e->slopes[k]);
         if (speed > 0.0) {
             double ts = (fabs(e->vals[k]) + e->dq[cols[k]]) / speed;
+            /* third order: also the time q's slope takes to change by its own
+             * size; an input at 0 with a small quantum otherwise gives steps
+             * so short that rounding swamps the second difference (pulse, x =
+             * 0, tol = abstol = 1e-4: QSS3 never left its first polynomial) */
+            if (e->order >= 3 && e->curv[k] != 0.0) {
+                double bend = speed / (2.0 * fabs(e->curv[k]));
+                if (bend > ts) ts = bend;
+            }
             if (ts < scale) scale = ts;
         }
     }
@@ -319,6 +329,11 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
 
 void eng_free(qss_engine *e) {
     if (e->method && e->method->destroy) e->method->destroy(e);
+    if (e->disc) {
+        discrete_free(e->disc);
+        free(e->disc);
+        e->disc = NULL;
+    }
     for (int k = 0; k < 4; k++)
         free(e->xc[k]);
     for (int k = 0; k < 3; k++)

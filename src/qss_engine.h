@@ -31,6 +31,10 @@ typedef struct qss_method {
     void (*destroy)(qss_engine *e);
 } qss_method;
 
+/* watched_q bits: q_i feeds the BDF block (on_q_change is called) and/or a
+ * crossing function (its next zero is predicted again). */
+enum { WATCH_BDF = 1, WATCH_CROSSING = 2 };
+
 /* boundary[i] for owned states read by other ranks (0: not a boundary). */
 enum { BOUNDARY_QUIET = 1, BOUNDARY_CHANGED = 2 };
 
@@ -67,8 +71,9 @@ struct qss_engine {
      * QSS states its BDF block reads (watched_q) and lowers window_end from
      * on_q_change, called after such a state's q changed at t (old_q: the
      * previous polynomial's coefficients about old_tq). */
-    double window_end;
-    const unsigned char *watched_q;
+    double window_start, window_end;
+    struct discrete *disc;          /* zero crossings and time events, or NULL */
+    const unsigned char *watched_q; /* WATCH_* bits per column, or NULL */
     void (*on_q_change)(qss_engine *e, int32_t i, double t, const double *old_q, double old_tq);
     void *driver;
     int failed;

@@ -11,6 +11,7 @@
  * event loop. See docs/parallel.md.
  */
 #include "agree.h"
+#include "discrete.h"
 #include "halo.h"
 #include "qss_engine.h"
 #include "wallclock.h"
@@ -279,9 +280,34 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
     const integrator_options *o = e->o;
     uint64_t stall_limit = 1000000 + 100 * (uint64_t)e->n;
     e->window_end = T_end;
-    while (!e->failed && heap_top_time(&e->heap) < e->window_end) {
-        int32_t i = heap_top(&e->heap);
+    discrete *d = e->disc;
+    for (;;) {
         double t = heap_top_time(&e->heap);
+        if (d && heap_top_time(&d->heap) <= t) { /* discrete events first */
+            double td = heap_top_time(&d->heap);
+            if (e->failed || !(td < e->window_end)) break;
+            /* a handler that changes BDF rows waits for the BDF block to
+             * reach its time: the window ends there and it runs first in the
+             * next (mixed_run.c) */
+            if (d->affects_outside && td > e->window_start) {
+                e->window_end = td;
+                break;
+            }
+            discrete_event(e, td);
+            if (td == *last_t) {
+                if (++*same_time > stall_limit)
+                    eng_fail(e,
+                             "discontinuity handlers made no progress at t=%.17g: %llu events "
+                             "without time advancing (chattering crossing functions?)",
+                             td, (unsigned long long)*same_time);
+            } else {
+                *same_time = 0;
+                *last_t = td;
+            }
+            continue;
+        }
+        if (e->failed || !(t < e->window_end)) break;
+        int32_t i = heap_top(&e->heap);
         e->method->event(e, i, t);
         e->stats->events++;
         if (watch) watch_event(watch, e, i, t);
@@ -367,9 +393,14 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
                  (long long)m->n_cols);
         return -1;
     }
+    if (e->halo && problem_has_discontinuities(e->p))
+        eng_fail(e, "zero crossings and time events run on one rank only for now");
+    else
+        discrete_attach(e, NULL, NULL, NULL);
     eng_initial_state(e);
     if (!e->failed && e->method->init(e) != 0 && !e->failed)
         eng_fail(e, "out of memory allocating %s storage", e->method->name);
+    if (!e->failed && e->disc) discrete_start(e, o->t0);
     e->nchanged = 0; /* initial q's are already everywhere */
     if (e->halo) watch_start(&watch, e, o->t0);
     for (int32_t i = 0; e->boundary && i < e->n; i++)

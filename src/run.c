@@ -3,6 +3,7 @@
 
 #include "agree.h"
 #include "assign.h"
+#include "discrete.h"
 #include "directory.h"
 #include "h5out.h"
 #include "layout.h"
@@ -79,6 +80,38 @@ static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
     return h5out_sample(s->out, k, t, l->block);
 }
 
+/* The zero crossings of a run, kept for /events (17 bytes each). */
+typedef struct event_log {
+    double *time;
+    int64_t *crossing;
+    int8_t *direction;
+    int64_t count, cap;
+    int failed; /* out of memory: the run fails rather than drop events */
+} event_log;
+
+static void log_event(void *ctx, double t, int64_t c, int direction) {
+    event_log *l = ctx;
+    if (c < 0 || l->failed) return; /* time events are only counted (/stats) */
+    if (l->count == l->cap) {
+        int64_t cap = l->cap ? 2 * l->cap : 1024;
+        double *nt = realloc(l->time, (size_t)cap * sizeof *nt);
+        if (nt) l->time = nt;
+        int64_t *nc = nt ? realloc(l->crossing, (size_t)cap * sizeof *nc) : NULL;
+        if (nc) l->crossing = nc;
+        int8_t *nd = nc ? realloc(l->direction, (size_t)cap * sizeof *nd) : NULL;
+        if (nd) l->direction = nd;
+        if (!nd) {
+            l->failed = 1;
+            return;
+        }
+        l->cap = cap;
+    }
+    l->time[l->count] = t;
+    l->crossing[l->count] = c;
+    l->direction[l->count] = (int8_t)direction;
+    l->count++;
+}
+
 /* Start-up report of the partition's quality (collective; rank 0 prints). */
 static void print_partition(run_layout *l) {
     int64_t v[3] = {l->halo.n_ghost, halo_boundary_count(&l->halo), l->n_owned};
@@ -98,9 +131,9 @@ static void print_partition(run_layout *l) {
  * (the file's /stats is reduced the same way by the writer). */
 static void reduce_stats(const qmol_stats *mine, qmol_stats *all, MPI_Comm comm) {
     *all = *mine;
-    uint64_t *c[] = {&all->events,   &all->rhs_evals,  &all->jac_evals,    &all->pair_steps,
-                     &all->messages, &all->bytes_sent, &all->step_limits,  &all->extrap_limits,
-                     &all->steps,    &all->windows,    &all->late_updates, &all->newton_iters,
+    uint64_t *c[] = {&all->events,    &all->rhs_evals,   &all->jac_evals,    &all->pair_steps,
+                     &all->messages,  &all->bytes_sent,  &all->step_limits,  &all->extrap_limits,
+                     &all->crossings, &all->time_events, &all->late_updates, &all->newton_iters,
                      &all->lin_iters};
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
         MPI_Allreduce(MPI_IN_PLACE, c[k], 1, MPI_UINT64_T, MPI_SUM, comm);
@@ -184,6 +217,9 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
         printf("  events %llu, rhs evals (scalar) %llu, jac rows %llu, pair steps %llu\n",
                (unsigned long long)s->events, (unsigned long long)s->rhs_evals,
                (unsigned long long)s->jac_evals, (unsigned long long)s->pair_steps);
+    if (s->crossings || s->time_events)
+        printf("  discontinuities: %llu zero crossings, %llu time events\n",
+               (unsigned long long)s->crossings, (unsigned long long)s->time_events);
     double rate = s->wall_integrate > 0 ? (double)s->events / s->wall_integrate : 0.0;
     printf("  wall: setup %.3f s, integrate %.3f s, output %.3f s, total %.3f s (%.3g "
            "%s/s)\n",
@@ -254,6 +290,8 @@ int run_execute(const run_config *cin) {
     char *path = NULL;
     h5out *out = NULL;
     unsigned char *assignment = NULL;
+    event_log events;
+    memset(&events, 0, sizeof events);
     if (isnan(c.tf)) c.tf = prob.tf;
     if (!(c.tf > prob.t0)) {
         SAY("qmol: error: --tf %g: must be greater than t0 = %g\n", c.tf, prob.t0);
@@ -287,6 +325,12 @@ int run_execute(const run_config *cin) {
     }
     if (comm_agree(comm, bad, err, sizeof err)) {
         SAY("qmol: error: %s\n", err);
+        goto done;
+    }
+    if (size > 1 && problem_has_discontinuities(&prob)) {
+        SAY("qmol: error: problem %s has zero crossings or time events: runs on one rank for "
+            "now (started on %d ranks)\n",
+            def->name, size);
         goto done;
     }
     if (size > 1 && c.method == METHOD_MIXED) {
@@ -365,7 +409,9 @@ int run_execute(const run_config *cin) {
                             .window_max = c.window_max,
                             .qss_method = c.qss_method,
                             .assignment = assignment,
-                            .coupling = c.coupling};
+                            .coupling = c.coupling,
+                            .on_discrete = log_event,
+                            .discrete_ctx = &events};
     h5out_meta meta = {.problem = def->name,
                        .method = method_name(c.method),
                        .linsol = c.method == METHOD_CVODE ? linsol_name(c.linsol) : NULL,
@@ -406,6 +452,22 @@ int run_execute(const run_config *cin) {
         rc = 1;
         goto done;
     }
+    if (events.failed) {
+        SAY("qmol: error: out of memory keeping the zero crossings for /events\n");
+        h5out_abort(out);
+        out = NULL;
+        rc = 1;
+        goto done;
+    }
+    if (problem_has_discontinuities(&prob) &&
+        h5out_events(out, events.count, events.time, events.crossing, events.direction, err,
+                     sizeof err) != 0) {
+        SAY("qmol: error: --output %s: %s\n", path, err);
+        h5out_abort(out);
+        out = NULL;
+        rc = 1;
+        goto done;
+    }
     stats.wall_total = wallclock_seconds() - w0;
     if (c.method == METHOD_CVODE) count_global_once(&stats, rank);
     qmol_stats total;
@@ -424,6 +486,7 @@ done:
     if (out) h5out_abort(out);
     layout_free(&layout);
     free(assignment);
+    free(events.time), free(events.crossing), free(events.direction);
     if (prob.destroy) prob.destroy(prob.data);
     free(values);
     free(path);

@@ -12,6 +12,8 @@ typedef struct qmol_stats {
     uint64_t pair_steps; /* mLIQSS simultaneous pair steps taken */
     /* CVODE */
     uint64_t steps, newton_iters, lin_iters, err_test_fails, conv_fails, jac_setups;
+    /* discontinuities: zero crossings and time events handled */
+    uint64_t crossings, time_events;
     /* mixed: BDF steps cut short by the coupling step limit (thesis Eq. 7.35) */
     uint64_t step_limits;
     /* mixed: windows shortened so that QSS's view of the BDF states stays

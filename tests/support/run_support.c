@@ -37,6 +37,22 @@ static void keep_event(void *ctx, double t, int32_t i, const double *q) {
         ev->q[k] = k < r->n ? q[k] : 0.0;
 }
 
+static void keep_crossing(void *ctx, double t, int64_t c, int direction) {
+    test_run *r = ctx;
+    if (c < 0) return;
+    if (r->ncross == r->cross_cap) {
+        r->cross_cap = r->cross_cap ? 2 * r->cross_cap : 64;
+        r->cross_t = realloc(r->cross_t, (size_t)r->cross_cap * sizeof *r->cross_t);
+        r->cross_c = realloc(r->cross_c, (size_t)r->cross_cap * sizeof *r->cross_c);
+        r->cross_dir = realloc(r->cross_dir, (size_t)r->cross_cap * sizeof *r->cross_dir);
+        if (!r->cross_t || !r->cross_c || !r->cross_dir) abort();
+    }
+    r->cross_t[r->ncross] = t;
+    r->cross_c[r->ncross] = c;
+    r->cross_dir[r->ncross] = direction;
+    r->ncross++;
+}
+
 /* The problem, its model, options and sample storage; rc = -1 on failure. */
 static test_run *prepare(const char *name, const char *const *sets, int nsets, const char *method,
                          double reltol, double abstol, double tf, int64_t K, int use_jacobian) {
@@ -69,6 +85,8 @@ static test_run *prepare(const char *name, const char *const *sets, int nsets, c
     r->samples = calloc((size_t)(K * r->n), sizeof(double));
     r->events_per_state = calloc((size_t)r->n, sizeof(uint64_t));
     if (!r->times || !r->samples || !r->events_per_state) abort();
+    r->opt.on_discrete = keep_crossing;
+    r->opt.discrete_ctx = r;
     return r;
 }
 
@@ -114,6 +132,7 @@ test_run *run_mixed(const char *name, const char *const *sets, int nsets, const 
 void run_free(test_run *r) {
     if (!r) return;
     free(r->assignment);
+    free(r->cross_t), free(r->cross_c), free(r->cross_dir);
     model_free(&r->m);
     if (r->prob.destroy) r->prob.destroy(r->prob.data);
     free(r->times);

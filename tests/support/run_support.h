@@ -32,6 +32,11 @@ typedef struct test_run {
     int trace_truncated;        /* more than TRACE_MAX events: trace holds the first ones */
     uint64_t *events_per_state; /* n */
     unsigned char *assignment;  /* mixed runs: ASSIGN_QSS / ASSIGN_BDF per state */
+    /* zero crossings handled (time events are only counted in stats) */
+    double *cross_t;
+    int64_t *cross_c;
+    int *cross_dir;
+    int64_t ncross, cross_cap;
     char err[512];
     int rc;
 } test_run;

@@ -1,0 +1,74 @@
+/* discrete.h: zero crossings and time events of a problem (qmol.h) under the
+ * QSS engine, and what CVODE shares with it.
+ *
+ * Under QSS a crossing function g_c is evaluated along the q trajectories of
+ * the states it reads (the thesis's choice, ALGORITHMS.md 1.5). Its next zero
+ * is the smallest positive root of g's quadratic Taylor polynomial along q
+ * (exact for g linear in the states), re-predicted whenever one of its
+ * inputs' q changes, and
+ * confirmed by the sign of g at the predicted time. Crossings and time events share one small heap;
+ * the engine's loop takes them before state events at equal times. A handler changes discrete
+ * variables; then the affected states' derivatives are re-evaluated (no
+ * restart) and every crossing is looked at again: one whose sign the handler
+ * flipped fires at once. That re-check is a scan of the crossings, so a
+ * problem is expected to have few crossing functions (not one per cell).
+ */
+#ifndef QMOL_DISCRETE_H
+#define QMOL_DISCRETE_H
+
+#include "heap.h"
+#include "integrator.h"
+#include "model.h"
+
+struct qss_engine;
+
+typedef struct discrete {
+    const qmol_problem *p;
+    int64_t nc;                           /* crossing functions */
+    int64_t *in_ptr;                      /* nc + 1 */
+    int32_t *in_col;                      /* their inputs (engine columns) */
+    int64_t *reader_ptr;                  /* n_cols + 1: crossings reading each column */
+    int32_t *reader;                      /* crossing ids */
+    int32_t *affected, naffected;         /* engine rows whose f reads discrete variables */
+    int affects_outside;                  /* a handler changes rows outside this engine (BDF) */
+    signed char *sign;                    /* g_c's last sign, +1 or -1 (0 before the first) */
+    double *vals, *vals2, *slopes, *curv; /* scratch: longest crossing row */
+    event_heap heap;                      /* nc crossings, then index nc: the next time event */
+    double handled_at;                    /* time of the last handler that affects_outside */
+    unsigned char *watched_own;           /* the engine's WATCH_ bits, when allocated here */
+} discrete;
+
+/* Whether the problem has crossing functions or time events. */
+static inline int problem_has_discontinuities(const qmol_problem *p) {
+    return p->n_crossings > 0 || p->next_time_event != NULL;
+}
+
+/* Builds e->disc when the problem has discontinuities (else does nothing) and
+ * marks the crossings' inputs WATCH_CROSSING in `watched` (the engine's array
+ * of n_cols, or NULL: allocated here). outside_ok as for discrete_build.
+ * Returns 0, or -1 with the engine's err set. */
+int discrete_attach(struct qss_engine *e, unsigned char *watched,
+                    int (*outside_ok)(void *ctx, int64_t gid), void *ctx);
+
+/* Builds the crossing structure for an engine over model m (columns m->gid,
+ * or global ids when NULL). A crossing reading a state that is not a column of
+ * m, or an affected state that is neither a row of m nor in `outside_ok`
+ * (NULL: none allowed), is an error naming it. Returns 0, or -1 with err. */
+int discrete_build(discrete *d, const model *m, int (*outside_ok)(void *ctx, int64_t gid),
+                   void *ctx, char *err, size_t errlen);
+void discrete_free(discrete *d);
+
+/* Engine side (qss_engine.c calls these). */
+/* First predictions and the first time event at t0. */
+void discrete_start(struct qss_engine *e, double t0);
+/* Input i's q changed at t: re-predict the crossings reading it. */
+void discrete_input_changed(struct qss_engine *e, int32_t i, double t);
+/* Handles the earliest discrete event (at t). */
+void discrete_event(struct qss_engine *e, double t);
+
+/* Shared with CVODE: the sign of v as stored (+1 / -1; 0 stays 0). */
+static inline signed char discrete_sign(double v) {
+    return v > 0.0 ? 1 : v < 0.0 ? -1 : 0;
+}
+
+#endif

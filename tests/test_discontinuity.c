@@ -1,0 +1,117 @@
+/* Zero crossings and time events: time events against an exact solution
+ * (pulse), thermostat switching times of every method against a tight CVODE
+ * reference (heat2d-thermostat), and bad discontinuity callbacks. */
+#include "run_support.h"
+#include "test_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const methods[] = {"qss1",   "qss2",    "qss3",    "liqss1",
+                                      "liqss2", "mliqss1", "mliqss2", "cvode"};
+#define NMETHODS (sizeof methods / sizeof methods[0])
+
+/* pulse (three lags, square wave toggled at t = 0.25, 0.5, 0.75): max error
+ * against the exact solution within 3 tol for QSS (their bound for these
+ * decoupled lags, as in test_accuracy), 10 tol for CVODE, and exactly three
+ * time events. */
+static void pulse_exact(void **state) {
+    (void)state;
+    const double tol = 1e-4;
+    for (size_t m = 0; m < NMETHODS; m++) {
+        test_run *r = run_problem("pulse", NULL, 0, methods[m], tol, tol, 0.0, 40, 0, 1);
+        if (r->rc != 0) fail_msg("%s: %s", methods[m], r->err);
+        double err = run_max_error(r), bound = (strcmp(methods[m], "cvode") ? 3.0 : 10.0) * tol;
+        printf("pulse %-8s max error %.2e (bound %.1e), %llu time events\n", methods[m], err, bound,
+               (unsigned long long)r->stats.time_events);
+        assert_int_equal(r->stats.time_events, 3);
+        if (err > bound) fail_msg("%s: max error %g > %g", methods[m], err, bound);
+        run_free(r);
+    }
+}
+
+/* The thermostat's switching times: a switch is a crossing that changes the
+ * heater (g0 rising while on, g1 falling while off). */
+static int switches(const test_run *r, double *out, int cap) {
+    int on = 1, n = 0;
+    for (int64_t k = 0; k < r->ncross; k++) {
+        int c = (int)r->cross_c[k], dir = r->cross_dir[k];
+        if ((on && c == 0 && dir > 0) || (!on && c == 1 && dir < 0)) {
+            on = !on;
+            if (n < cap) out[n] = r->cross_t[k];
+            n++;
+        }
+    }
+    return n;
+}
+
+/* |du_s/dt| at t from the reference's samples (central difference). */
+static double sensor_speed(const test_run *ref, int64_t sensor, double t) {
+    double dt = ref->times[1] - ref->times[0];
+    int64_t k = (int64_t)floor(t / dt);
+    if (k < 1) k = 1;
+    if (k > ref->K - 2) k = ref->K - 2;
+    const double *x = ref->samples;
+    return fabs(x[(k + 1) * ref->n + sensor] - x[(k - 1) * ref->n + sensor]) / (2.0 * dt);
+}
+
+/* Every method switches the heater as often as the reference (CVODE, tol
+ * 1e-9) and each switch lies within the tolerance's time equivalent of the
+ * reference's: 10 (tol |u_s| + abstol) / |du_s/dt| (the time the sensor takes
+ * to move by the error bound test_accuracy allows, 10 tol) plus 3 tol t (a
+ * relative tolerance on the time itself: the cycle's period carries the whole
+ * plate's error, and the hot heater nodes, u ~ 25, have quanta 25 times the
+ * sensor's; LIQSS2 at tol 1e-3 drifts by 8e-5 s per cycle, 1.5e-3 s after
+ * 17 switches, with a max error of 0.027 on the plate even when the heater
+ * never switches). Both crossing directions and both thresholds are
+ * exercised (hysteresis). */
+static void thermostat_switching_times(void **state) {
+    (void)state;
+    const char *sets[] = {"nx=12", "ny=12"};
+    const int64_t sensor = 6 + 12 * 6;
+    test_run *ref =
+        run_problem("heat2d-thermostat", sets, 2, "cvode", 1e-9, 1e-10, 0.0, 2000, 0, 1);
+    assert_int_equal(ref->rc, 0);
+    double tref[64], t[64];
+    int nref = switches(ref, tref, 64);
+    printf("heat2d-thermostat 12 x 12: %d switches in the reference\n", nref);
+    assert_true(nref >= 10 && nref <= 64);
+    const double tols[] = {1e-3, 1e-4};
+    for (size_t m = 0; m < NMETHODS; m++) {
+        if (!strcmp(methods[m], "qss1") || !strcmp(methods[m], "liqss1") ||
+            !strcmp(methods[m], "mliqss1"))
+            continue; /* first order: millions of events at 1e-4; pulse covers them */
+        for (int k = 0; k < 2; k++) {
+            double tol = tols[k], abstol = tol / 10.0;
+            test_run *r =
+                run_problem("heat2d-thermostat", sets, 2, methods[m], tol, abstol, 0.0, 10, 0, 1);
+            if (r->rc != 0) fail_msg("%s: %s", methods[m], r->err);
+            int n = switches(r, t, 64);
+            double worst = 0.0;
+            for (int s = 0; s < n && s < nref; s++) {
+                double speed = sensor_speed(ref, sensor, tref[s]);
+                double allowed = 10.0 * (tol * 1.1 + abstol) / speed + 3.0 * tol * tref[s];
+                double ratio = fabs(t[s] - tref[s]) / allowed;
+                if (ratio > worst) worst = ratio;
+            }
+            printf("  %-8s tol %g: %d switches, worst |dt| / allowed = %.3f\n", methods[m], tol, n,
+                   worst);
+            assert_int_equal(n, nref);
+            if (worst > 1.0)
+                fail_msg("%s tol %g: a switch is %.2f allowed times off", methods[m], tol, worst);
+            assert_int_equal(r->stats.crossings, (uint64_t)r->ncross);
+            run_free(r);
+        }
+    }
+    run_free(ref);
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pulse_exact),
+        cmocka_unit_test(thermostat_switching_times),
+    };
+    return QMOL_RUN_TESTS(argc, argv, tests);
+}
