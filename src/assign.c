@@ -271,11 +271,68 @@ static int apply_auto(const model *m, const assign_options *a, unsigned char *me
     return 0;
 }
 
+/* ---- discontinuities ---------------------------------------------------- */
+
+/* Crossing inputs must be QSS states (the QSS block finds the zeros along q).
+ * auto: they and the affected states are put there (the thesis's rule);
+ * manual: a crossing input on BDF is an error. */
+static int apply_discontinuities(const model *m, int automatic, unsigned char *method, char *err,
+                                 size_t errlen) {
+    const qmol_problem *p = m->problem;
+    int64_t *ids = NULL;
+    int cap = 0, rc = 0;
+    for (int64_t c = 0; rc == 0 && c < p->n_crossings; c++) {
+        int len = p->crossing_size(p->data, c);
+        if (len > cap) {
+            int64_t *grown = realloc(ids, (size_t)len * sizeof *ids);
+            if (!grown) {
+                snprintf(err, errlen, "out of memory reading the crossing functions");
+                rc = -1;
+                break;
+            }
+            ids = grown;
+            cap = len;
+        }
+        if (len > 0) p->crossing_row(p->data, c, ids);
+        for (int k = 0; k < len; k++) {
+            int32_t j = local_row(m, ids[k]);
+            if (j < 0 || method[j] == ASSIGN_QSS) continue;
+            if (automatic) {
+                method[j] = ASSIGN_QSS;
+            } else {
+                snprintf(err, errlen,
+                         "state %lld is read by crossing function %lld and was assigned to BDF: "
+                         "crossings are found by the QSS block, so their states must be QSS "
+                         "(or use --assign auto)",
+                         (long long)ids[k], (long long)c);
+                rc = -1;
+                break;
+            }
+        }
+    }
+    free(ids);
+    if (rc || !automatic || p->n_affected <= 0) return rc;
+    int64_t *aff = malloc((size_t)p->n_affected * sizeof *aff);
+    if (!aff) {
+        snprintf(err, errlen, "out of memory reading the affected states");
+        return -1;
+    }
+    p->affected(p->data, aff);
+    for (int64_t k = 0; k < p->n_affected; k++) {
+        int32_t j = local_row(m, aff[k]);
+        if (j >= 0) method[j] = ASSIGN_QSS;
+    }
+    free(aff);
+    return 0;
+}
+
 int assign_states(const model *m, const assign_options *a, unsigned char *method, char *err,
                   size_t errlen) {
     memset(method, ASSIGN_QSS, (size_t)m->n);
     if (a->bdf_rule && apply_rule(m, a->bdf_rule, method, err, errlen)) return -1;
     if (a->bdf_file && apply_file(m, a->bdf_file, method, err, errlen)) return -1;
     if (a->automatic && apply_auto(m, a, method, err, errlen)) return -1;
+    if (m->problem->n_crossings > 0 || m->problem->n_affected > 0)
+        return apply_discontinuities(m, a->automatic, method, err, errlen);
     return 0;
 }

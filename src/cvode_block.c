@@ -249,8 +249,23 @@ int cvode_block_dky(cvode_block *b, double t, int k, double *out, char *err, siz
     return 0;
 }
 
+/* CVODE's counters since its last (re)start. */
+static int counters(void *mem, long v[5]) {
+    int flag = CVodeGetNumSteps(mem, &v[0]);
+    if (flag >= 0) flag = CVodeGetNumNonlinSolvIters(mem, &v[1]);
+    if (flag >= 0) flag = CVodeGetNumLinIters(mem, &v[2]);
+    if (flag >= 0) flag = CVodeGetNumErrTestFails(mem, &v[3]);
+    if (flag >= 0) flag = CVodeGetNumNonlinSolvConvFails(mem, &v[4]);
+    return flag;
+}
+
 int cvode_block_reinit(cvode_block *b, double t, char *err, size_t errlen) {
-    int flag = CVodeReInit(b->mem, t, b->y);
+    long v[5];
+    int flag = counters(b->mem, v);
+    if (flag < 0) return cvl_check(flag, "a CVodeGetNum* statistics call", &b->r, err, errlen);
+    for (int k = 0; k < 5; k++)
+        b->before_restart[k] += v[k];
+    flag = CVodeReInit(b->mem, t, b->y);
     if (flag < 0) return cvl_check(flag, "CVodeReInit", &b->r, err, errlen);
     return 0;
 }
@@ -289,13 +304,12 @@ int cvode_block_add_stats(cvode_block *b, qmol_stats *stats, int steps_are_event
                           size_t errlen) {
     const cv_run *r = &b->r;
     void *mem = b->mem;
-    long steps = 0, nni = 0, nli = 0, netf = 0, ncf = 0;
-    int flag = CVodeGetNumSteps(mem, &steps);
-    if (flag >= 0) flag = CVodeGetNumNonlinSolvIters(mem, &nni);
-    if (flag >= 0) flag = CVodeGetNumLinIters(mem, &nli);
-    if (flag >= 0) flag = CVodeGetNumErrTestFails(mem, &netf);
-    if (flag >= 0) flag = CVodeGetNumNonlinSolvConvFails(mem, &ncf);
+    long v[5];
+    int flag = counters(mem, v);
     if (flag < 0) return cvl_check(flag, "a CVodeGetNum* statistics call", r, err, errlen);
+    long steps = v[0] + b->before_restart[0], nni = v[1] + b->before_restart[1];
+    long nli = v[2] + b->before_restart[2], netf = v[3] + b->before_restart[3];
+    long ncf = v[4] + b->before_restart[4];
     if (!stats) return 0;
     /* CVODE's counters are global (the same on every rank); the row
      * evaluations are this rank's, so they add up over ranks */

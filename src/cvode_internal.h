@@ -82,6 +82,10 @@ typedef struct cvode_block {
     SUNMatrix A;
     SUNLinearSolver LS;
     void *mem;
+    /* CVODE's counters before its last restart (CVodeReInit zeroes them):
+     * steps, Newton iterations, linear iterations, error test and
+     * convergence failures */
+    long before_restart[5];
 } cvode_block;
 
 /* On P ranks every rank returns the lowest failing rank's rc and message. */

@@ -24,6 +24,7 @@
  */
 #include "assign.h"
 #include "cvode_block.h"
+#include "discrete.h"
 #include "qss_engine.h"
 #include "wallclock.h"
 
@@ -175,6 +176,12 @@ static int32_t block_row(const int64_t *gid, int32_t n, int64_t g) {
     return -1;
 }
 
+/* A handler may affect BDF rows: they restart at its time (run below). */
+static int is_bdf_state(void *ctx, int64_t gid) {
+    const mixed *x = ctx;
+    return block_row(x->gid_b, x->nb, gid) >= 0;
+}
+
 /* The couplings: which columns of each block are rows of the other, the BDF
  * readers of every input, the QSS readers of the BDF states. */
 static int build_coupling(mixed *x) {
@@ -209,7 +216,7 @@ static int build_coupling(mixed *x) {
         int32_t i = block_row(x->gid_q, x->nq, x->gid_b[x->nb + k]);
         x->input_q[k] = i;
         x->input_of[i] = k;
-        x->watched[i] = 1;
+        x->watched[i] = WATCH_BDF;
     }
     /* readers of input k: the BDF dependents of column nb + k */
     const model *mb = &x->mb;
@@ -354,6 +361,7 @@ static int setup(mixed *x, const model *m, const integrator_options *o, qmol_sta
         return -1;
     }
     x->e.driver = x;
+    if (discrete_attach(&x->e, x->watched, is_bdf_state, x) != 0) return -1;
     cvode_inputs in = {.first = x->nb, .values = bdf_inputs, .ctx = x};
     x->bdf = cvode_block_open(&x->mb, o, &in, err, errlen);
     return x->bdf ? 0 : -1;
@@ -403,8 +411,12 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
         if (!(T_end < ts - 1e-9 * h)) T_end = ts; /* no sliver before a sample */
         start_window(x, T);
         x->T = T_end;
+        e->window_start = T;
         eng_run_events(e, T_end, NULL, &last_t, &same_time);
         if (e->failed) return -1;
+        /* a handler at the window start changed BDF rows: CVODE restarts */
+        if (e->disc && e->disc->handled_at == T && cvode_block_reinit(x->bdf, T, err, errlen))
+            return -1;
         T_end = e->window_end; /* the step limit may have cut it */
         x->T = T_end;
         e->stats->windows++;
@@ -446,6 +458,7 @@ int mixed_integrate(const model *m, const integrator_options *o, sample_fn sampl
         eng_initial_state(&x.e);
         if (!x.e.failed && x.e.method->init(&x.e) != 0 && !x.e.failed)
             eng_fail(&x.e, "out of memory allocating %s storage", x.e.method->name);
+        if (!x.e.failed && x.e.disc) discrete_start(&x.e, o->t0);
         /* the step limit needs A_pi before CVODE's first Jacobian */
         x.T = o->t0;
         start_window(&x, o->t0);

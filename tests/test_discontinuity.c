@@ -2,6 +2,7 @@
  * (pulse), thermostat switching times of every method against a tight CVODE
  * reference (heat2d-thermostat), and bad discontinuity callbacks. */
 #include "run_support.h"
+#include "integrator.h"
 #include "test_support.h"
 
 #include <math.h>
@@ -9,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const methods[] = {"qss1",   "qss2",    "qss3",    "liqss1",
-                                      "liqss2", "mliqss1", "mliqss2", "cvode"};
+static const char *const methods[] = {"qss1",    "qss2",    "qss3",  "liqss1", "liqss2",
+                                      "mliqss1", "mliqss2", "cvode", "mixed",  "mixed-heater-bdf"};
 #define NMETHODS (sizeof methods / sizeof methods[0])
 
 /* pulse (three lags, square wave toggled at t = 0.25, 0.5, 0.75): max error
@@ -21,6 +22,7 @@ static void pulse_exact(void **state) {
     (void)state;
     const double tol = 1e-4;
     for (size_t m = 0; m < NMETHODS; m++) {
+        if (!strncmp(methods[m], "mixed", 5)) continue; /* one state per lag: no split */
         test_run *r = run_problem("pulse", NULL, 0, methods[m], tol, tol, 0.0, 40, 0, 1);
         if (r->rc != 0) fail_msg("%s: %s", methods[m], r->err);
         double err = run_max_error(r), bound = (strcmp(methods[m], "cvode") ? 3.0 : 10.0) * tol;
@@ -57,16 +59,15 @@ static double sensor_speed(const test_run *ref, int64_t sensor, double t) {
     return fabs(x[(k + 1) * ref->n + sensor] - x[(k - 1) * ref->n + sensor]) / (2.0 * dt);
 }
 
-/* Every method switches the heater as often as the reference (CVODE, tol
- * 1e-9) and each switch lies within the tolerance's time equivalent of the
- * reference's: 10 (tol |u_s| + abstol) / |du_s/dt| (the time the sensor takes
- * to move by the error bound test_accuracy allows, 10 tol) plus 3 tol t (a
- * relative tolerance on the time itself: the cycle's period carries the whole
- * plate's error, and the hot heater nodes, u ~ 25, have quanta 25 times the
- * sensor's; LIQSS2 at tol 1e-3 drifts by 8e-5 s per cycle, 1.5e-3 s after
- * 17 switches, with a max error of 0.027 on the plate even when the heater
- * never switches). Both crossing directions and both thresholds are
- * exercised (hysteresis). */
+/* Every method (and the mixed one twice: heater and sensor on QSS; heater
+ * rows on BDF, which then restarts at every switch) switches the heater as often as the reference
+ * (CVODE, tol 1e-9) and each switch lies within the tolerance's time equivalent of the reference's:
+ * 10 (tol |u_s| + abstol) / |du_s/dt| (the time the sensor takes to move by the error bound
+ * test_accuracy allows, 10 tol) plus 3 tol t (a relative tolerance on the time itself: the cycle's
+ * period carries the whole plate's error, and the hot heater nodes, u ~ 25, have quanta 25 times
+ * the sensor's; LIQSS2 at tol 1e-3 drifts by 8e-5 s per cycle, 1.5e-3 s after 17 switches, with a
+ * max error of 0.027 on the plate even when the heater never switches). Both crossing directions
+ * and both thresholds are exercised (hysteresis). */
 static void thermostat_switching_times(void **state) {
     (void)state;
     const char *sets[] = {"nx=12", "ny=12"};
@@ -85,8 +86,16 @@ static void thermostat_switching_times(void **state) {
             continue; /* first order: millions of events at 1e-4; pulse covers them */
         for (int k = 0; k < 2; k++) {
             double tol = tols[k], abstol = tol / 10.0;
-            test_run *r =
-                run_problem("heat2d-thermostat", sets, 2, methods[m], tol, abstol, 0.0, 10, 0, 1);
+            test_run *r;
+            if (!strcmp(methods[m], "mixed")) /* right part BDF, heater and sensor QSS */
+                r = run_mixed("heat2d-thermostat", sets, 2, "mliqss2", "x>0.6", COUPLING_INTERP,
+                              tol, abstol, 0.0, 10);
+            else if (!strcmp(methods[m], "mixed-heater-bdf")) /* heater rows on BDF */
+                r = run_mixed("heat2d-thermostat", sets, 2, "liqss2", "y<0.2", COUPLING_INTERP, tol,
+                              abstol, 0.0, 10);
+            else
+                r = run_problem("heat2d-thermostat", sets, 2, methods[m], tol, abstol, 0.0, 10, 0,
+                                1);
             if (r->rc != 0) fail_msg("%s: %s", methods[m], r->err);
             int n = switches(r, t, 64);
             double worst = 0.0;

@@ -132,6 +132,30 @@ static void auto_takes_stiff_rows(void **state) {
     free(method);
 }
 
+/* The discontinuity rule: under auto, crossing inputs (the sensor) and
+ * affected states (the heater nodes) stay on QSS whatever their stiffness;
+ * a manual split putting the sensor on BDF is refused. */
+static void discontinuity_states_stay_qss(void **state) {
+    (void)state;
+    const char *sets[] = {"nx=12", "ny=12"}; /* heater: 3 x 3 nodes; sensor: 6 + 12 * 6 */
+    char err[512];
+    unsigned char *method;
+    int64_t first;
+    assign_options a = {.automatic = 1, .threshold = 1e-9, .t0 = 0, .tf = 1};
+    assert_int_equal(assign_with("heat2d-thermostat", sets, 2, &a, &method, err, sizeof err), 0);
+    assert_int_equal(count_bdf(method, 144, &first), 144 - 1 - 9);
+    assert_int_equal(method[6 + 12 * 6], ASSIGN_QSS);
+    assert_int_equal(method[0], ASSIGN_QSS);
+    assert_int_equal(method[2 + 12 * 2], ASSIGN_QSS);
+    assert_int_equal(method[3 + 12 * 2], ASSIGN_BDF);
+    free(method);
+    assign_options manual = {.bdf_rule = "x>0.4", .t0 = 0, .tf = 1};
+    assert_int_equal(assign_with("heat2d-thermostat", sets, 2, &manual, &method, err, sizeof err),
+                     -1);
+    assert_non_null(strstr(err, "state 78 is read by crossing function 0"));
+    free(method);
+}
+
 /* ---- accuracy ------------------------------------------------------------ */
 
 /* heat1d, half of the rod on each block: max error against the exact
@@ -214,6 +238,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bad_rules_are_refused),
         cmocka_unit_test(id_file),
         cmocka_unit_test(auto_takes_stiff_rows),
+        cmocka_unit_test(discontinuity_states_stay_qss),
         cmocka_unit_test(heat_exact),
         cmocka_unit_test(vardiff_reference),
         cmocka_unit_test(empty_block_refused),
