@@ -18,6 +18,7 @@ extern const qmol_problem_def problem_heat2d;
 extern const qmol_problem_def problem_heat3d;
 extern const qmol_problem_def problem_heat2d_thermostat;
 extern const qmol_problem_def problem_pulse;
+extern const qmol_problem_def problem_buck_heatsink;
 extern const qmol_problem_def problem_liqss_pair;
 extern const qmol_problem_def problem_relax;
 extern const qmol_problem_def problem_bqss_a1;

@@ -13,6 +13,7 @@ static const qmol_problem_def *const builtins[] = {
     &problem_heat3d,
     &problem_heat2d_thermostat,
     &problem_pulse,
+    &problem_buck_heatsink,
     &problem_liqss_pair,
     &problem_relax,
     &problem_bqss_a1,

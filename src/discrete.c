@@ -273,13 +273,17 @@ void discrete_input_changed(qss_engine *e, int32_t i, double t) {
 /* After a handler at t: the affected derivatives, then every crossing again
  * (a handler may flip another crossing's sign: it then fires at t). */
 static void after_handler(qss_engine *e, discrete *d, double t) {
-    /* the affected states also requantize at once: their q was chosen for
-     * the old right-hand side (LIQSS2 aims q's slope at where x was heading),
+    /* the affected states whose derivative changed also requantize at once:
+     * their q was chosen for the old right-hand side (LIQSS2 aims q's slope at where x was heading),
      * and left alone it keeps heading there for up to 2 dQ. The public QSS
      * Solver restarts them likewise (ALGORITHMS.md 1.5, "flag2"). */
     for (int32_t k = 0; k < d->naffected && !e->failed; k++) {
-        e->method->input_changed(e, d->affected[k], t);
-        heap_update(&e->heap, d->affected[k], t);
+        int32_t j = d->affected[k];
+        double before = e->xc[1][j];
+        e->method->input_changed(e, j, t);
+        /* a handler that left f_j alone (the buck's loss pulse and its
+         * inductor) needs no new q: half the buck's requantizations */
+        if (e->xc[1][j] != before) heap_update(&e->heap, j, t);
     }
     for (int64_t c = 0; c < d->nc; c++)
         predict(e, d, c, t);

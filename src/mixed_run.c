@@ -62,6 +62,7 @@ typedef struct mixed {
     double *vals;       /* scratch of the longest BDF row */
     double *abstol_b;   /* BDF states' absolute tolerances */
     double tk, T;       /* the window */
+    int limited;        /* the step limit has cut this window */
     int coupling;
 } mixed;
 
@@ -120,7 +121,8 @@ static void on_input_change(qss_engine *e, int32_t i, double t, const double *ol
     double end = fmax(x->tk + hmax, t);
     if (end < e->window_end && end > x->tk) {
         e->window_end = end;
-        e->stats->step_limits++;
+        if (!x->limited) e->stats->step_limits++; /* windows cut, not cuts */
+        x->limited = 1;
     }
 }
 
@@ -313,6 +315,7 @@ static void set_bdf_polynomials(mixed *x, double t) {
 /* A new window from tk: the inputs' starting values and integrals. */
 static void start_window(mixed *x, double tk) {
     x->tk = tk;
+    x->limited = 0;
     for (int32_t k = 0; k < x->ninputs; k++) {
         x->q_start[k] = eng_q_at(&x->e, x->input_q[k], tk);
         x->q_integral[k] = 0.0;

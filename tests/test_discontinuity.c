@@ -117,10 +117,69 @@ static void thermostat_switching_times(void **state) {
     run_free(ref);
 }
 
+/* Max over samples of |x_i - ref_i| for states [lo, hi), and the bound
+ * 5 (tol max |ref| + abstol) over them. */
+static double group_error(const test_run *r, const test_run *ref, int64_t lo, int64_t hi,
+                          double tol, double abstol, double *bound) {
+    double err = 0.0, big = 0.0;
+    for (int64_t k = 0; k < ref->K; k++)
+        for (int64_t i = lo; i < hi; i++) {
+            double a = r->samples[k * r->n + i], b = ref->samples[k * ref->n + i];
+            err = fmax(err, fabs(a - b));
+            big = fmax(big, fabs(b));
+        }
+    *bound = 5.0 * (tol * big + abstol);
+    return err;
+}
+
+/* buck-heatsink, 200 switching periods of the start-up (i_L swings to 8 A):
+ * every method handles the 799 time events (4 per period: loss on, switch
+ * on, loss off, switch off) and as many diode crossings as the reference
+ * (CVODE, tol 1e-8), and stays within 5 (tol max|x| + abstol) of it on the
+ * circuit and on the rod. The mixed runs put the rod from section 4 (or, by
+ * --assign auto with a low threshold, all sections but the heated one) on
+ * BDF. */
+static void buck_heatsink(void **state) {
+    (void)state;
+    const double tf = 0.02, tol = 1e-3, abstol = 1e-4;
+    test_run *ref = run_problem("buck-heatsink", NULL, 0, "cvode", 1e-8, 1e-9, tf, 20, 0, 1);
+    assert_int_equal(ref->rc, 0);
+    assert_int_equal(ref->stats.time_events, 799);
+    const char *runs[] = {"cvode", "qss2", "liqss2", "mliqss2", "mixed", "mixed-auto"};
+    for (size_t m = 0; m < sizeof runs / sizeof runs[0]; m++) {
+        test_run *r;
+        if (!strcmp(runs[m], "mixed"))
+            r = run_mixed("buck-heatsink", NULL, 0, "liqss2", "i>=6", COUPLING_INTERP, tol, abstol,
+                          tf, 20);
+        else if (!strcmp(runs[m], "mixed-auto")) {
+            /* the rod's rate x span is 2758 x 0.02 = 55, the circuit's <= 4 */
+            r = run_mixed("buck-heatsink", NULL, 0, "liqss2", "auto:10", COUPLING_INTERP, tol,
+                          abstol, tf, 20);
+            assert_int_equal(r->assignment[0] + r->assignment[1] + r->assignment[2], 0);
+            assert_int_equal(r->assignment[3], 1);
+        } else
+            r = run_problem("buck-heatsink", NULL, 0, runs[m], tol, abstol, tf, 20, 0, 1);
+        if (r->rc != 0) fail_msg("%s: %s", runs[m], r->err);
+        double bc, br;
+        double ec = group_error(r, ref, 0, 2, tol, abstol, &bc);
+        double er = group_error(r, ref, 2, r->n, tol, abstol, &br);
+        printf("buck %-10s circuit error %.2e (bound %.2e), rod %.2e (bound %.2e); %llu "
+               "crossings, %llu time events\n",
+               runs[m], ec, bc, er, br, (unsigned long long)r->stats.crossings,
+               (unsigned long long)r->stats.time_events);
+        assert_int_equal(r->stats.time_events, 799);
+        assert_int_equal(r->stats.crossings, ref->stats.crossings);
+        if (ec > bc || er > br) fail_msg("%s: error above the bound", runs[m]);
+        run_free(r);
+    }
+    run_free(ref);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pulse_exact),
         cmocka_unit_test(thermostat_switching_times),
+        cmocka_unit_test(buck_heatsink),
     };
     return QMOL_RUN_TESTS(argc, argv, tests);
 }

@@ -293,7 +293,7 @@ static void registry_table(void **state) {
     (void)state;
     int count;
     const qmol_problem_def *const *all = registry_all(&count);
-    assert_int_equal(count, 13);
+    assert_int_equal(count, 14);
     for (int k = 0; k < count; k++) {
         const qmol_problem_def *d = all[k];
         assert_int_equal(d->api_version, QMOL_API_VERSION);

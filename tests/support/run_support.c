@@ -114,9 +114,10 @@ test_run *run_mixed(const char *name, const char *const *sets, int nsets, const 
     r->assignment = malloc((size_t)r->n + 1);
     if (!r->assignment) abort();
     assign_options ao = {.bdf_rule = bdf_rule, .t0 = r->opt.t0, .tf = r->opt.tf};
-    if (!strcmp(bdf_rule, "auto")) {
+    if (!strncmp(bdf_rule, "auto", 4)) { /* "auto" or "auto:THRESHOLD" */
         ao.bdf_rule = NULL;
         ao.automatic = 1;
+        if (bdf_rule[4] == ':') ao.threshold = atof(bdf_rule + 5);
     }
     if (assign_states(&r->m, &ao, r->assignment, r->err, sizeof r->err) != 0) {
         r->rc = -1;

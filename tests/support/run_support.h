@@ -48,7 +48,8 @@ test_run *run_problem(const char *name, const char *const *sets, int nsets, cons
                       double reltol, double abstol, double tf, int64_t K, int trace,
                       int use_jacobian);
 /* The mixed method: QSS block by qss_method, BDF states by the --bdf rule
- * (or "auto" for the automatic assignment), coupling COUPLING_*. */
+ * (or "auto", "auto:THRESHOLD" for the automatic assignment), coupling
+ * COUPLING_*. */
 test_run *run_mixed(const char *name, const char *const *sets, int nsets, const char *qss_method,
                     const char *bdf_rule, int coupling, double reltol, double abstol, double tf,
                     int64_t K);
