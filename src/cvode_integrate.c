@@ -32,34 +32,61 @@
 
 /* Zero crossings and time events under CVODE: CVODE's root finding on the
  * crossing functions, its stop time at the next time event, and a restart
- * (CVodeReInit) after every handler. One rank (the model's ids are global). */
+ * (CVodeReInit) after every handler. On P ranks every rank evaluates every
+ * crossing function from all their inputs' values (one sum over ranks: each
+ * input comes from its owner) and runs every handler on its own copy of the
+ * discrete variables, so all ranks take the same path. */
 typedef struct cv_discrete {
     const qmol_problem *p;
+    MPI_Comm comm; /* MPI_COMM_NULL on one rank */
     int64_t nc;
-    int64_t *ptr, *cols; /* crossing inputs */
-    double *vals;
+    int64_t *ptr, *cols; /* crossing inputs (global ids), entry by entry */
+    int32_t *owned;      /* per entry: its local row here, or -1 */
+    double *inputs;      /* per entry: its value, from its owner */
     int *roots;
     signed char *sign;
     double next_event; /* the next time event (INFINITY: none) */
 } cv_discrete;
 
 static void disc_free(cv_discrete *d) {
-    free(d->ptr), free(d->cols), free(d->vals), free(d->roots), free(d->sign);
+    free(d->ptr), free(d->cols), free(d->owned), free(d->inputs), free(d->roots), free(d->sign);
 }
 
-static double crossing_at(cv_discrete *d, int64_t c, double t, const double *y) {
-    for (int64_t k = d->ptr[c]; k < d->ptr[c + 1]; k++)
-        d->vals[k - d->ptr[c]] = y[d->cols[k]];
-    return d->p->crossing(d->p->data, c, t, d->vals);
+/* Every crossing input's value from y (collective on P ranks). */
+static void refresh_inputs(cv_discrete *d, const double *y) {
+    int64_t total = d->ptr[d->nc];
+    for (int64_t k = 0; k < total; k++)
+        d->inputs[k] = d->owned[k] >= 0 ? y[d->owned[k]] : 0.0;
+    if (d->comm != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, d->inputs, (int)total, MPI_DOUBLE, MPI_SUM, d->comm);
+}
+
+static double crossing_at(cv_discrete *d, int64_t c, double t) {
+    return d->p->crossing(d->p->data, c, t, d->inputs + d->ptr[c]);
 }
 
 static int g_fn(sunrealtype t, N_Vector y, sunrealtype *gout, void *user_data) {
     cv_run *r = user_data;
     cv_discrete *d = r->disc;
-    const double *x = N_VGetArrayPointer(y);
+    refresh_inputs(d, N_VGetArrayPointer(y));
     for (int64_t c = 0; c < d->nc; c++)
-        gout[c] = crossing_at(d, c, t, x);
+        gout[c] = crossing_at(d, c, t);
     return 0;
+}
+
+/* Local row of global id g among the owned rows (ascending), or -1. */
+static int32_t owned_row(const model *m, int64_t g) {
+    if (!m->gid) return g >= 0 && g < m->n ? (int32_t)g : -1;
+    int32_t lo = 0, hi = m->n - 1;
+    while (lo <= hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (m->gid[mid] == g) return mid;
+        if (m->gid[mid] < g)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
 }
 
 static int disc_setup(cvode_block *b, cv_discrete *d, char *err, size_t errlen) {
@@ -68,10 +95,7 @@ static int disc_setup(cvode_block *b, cv_discrete *d, char *err, size_t errlen) 
     d->p = p;
     d->nc = p->n_crossings;
     d->next_event = p->next_time_event ? p->next_time_event(p->data, b->o.t0) : INFINITY;
-    if (b->r.halo) {
-        snprintf(err, errlen, "zero crossings and time events run on one rank only for now");
-        return -1;
-    }
+    d->comm = b->r.halo ? b->r.comm : MPI_COMM_NULL;
     if ((d->nc > 0 && (!p->crossing_size || !p->crossing_row || !p->crossing || !p->on_crossing)) ||
         (p->next_time_event && !p->on_time_event)) {
         snprintf(err, errlen, "the problem's discontinuity callbacks are incomplete");
@@ -86,16 +110,20 @@ static int disc_setup(cvode_block *b, cv_discrete *d, char *err, size_t errlen) 
     d->roots = calloc((size_t)d->nc, sizeof *d->roots);
     d->sign = calloc((size_t)d->nc, 1);
     if (!d->ptr || !d->roots || !d->sign) goto oom;
-    int maxlen = 0;
     for (int64_t c = 0; c < d->nc; c++) {
         int len = p->crossing_size(p->data, c);
-        if (len < 0) len = 0;
-        d->ptr[c + 1] = d->ptr[c] + len;
-        if (len > maxlen) maxlen = len;
+        d->ptr[c + 1] = d->ptr[c] + (len > 0 ? len : 0);
     }
-    d->cols = malloc(((size_t)d->ptr[d->nc] + 1) * sizeof *d->cols);
-    d->vals = malloc(((size_t)maxlen + 1) * sizeof *d->vals);
-    if (!d->cols || !d->vals) goto oom;
+    if (d->ptr[d->nc] > INT32_MAX) {
+        snprintf(err, errlen, "crossing functions read %lld states in all (at most %d)",
+                 (long long)d->ptr[d->nc], INT32_MAX);
+        return -1;
+    }
+    size_t total = (size_t)d->ptr[d->nc] + 1;
+    d->cols = malloc(total * sizeof *d->cols);
+    d->owned = malloc(total * sizeof *d->owned);
+    d->inputs = malloc(total * sizeof *d->inputs);
+    if (!d->cols || !d->owned || !d->inputs) goto oom;
     for (int64_t c = 0; c < d->nc; c++) {
         if (d->ptr[c + 1] > d->ptr[c]) p->crossing_row(p->data, c, d->cols + d->ptr[c]);
         for (int64_t k = d->ptr[c]; k < d->ptr[c + 1]; k++)
@@ -105,15 +133,23 @@ static int disc_setup(cvode_block *b, cv_discrete *d, char *err, size_t errlen) 
                 return -1;
             }
     }
-    const double *y = cvode_block_state(b);
-    for (int64_t c = 0; c < d->nc; c++)
-        d->sign[c] = discrete_sign(crossing_at(d, c, b->o.t0, y));
-    b->r.disc = d;
-    int flag = CVodeRootInit(b->mem, (int)d->nc, g_fn);
-    return cvl_check(flag, "CVodeRootInit", &b->r, err, errlen);
+    for (int64_t k = 0; k < d->ptr[d->nc]; k++)
+        d->owned[k] = owned_row(b->r.m, d->cols[k]);
+    return 0;
 oom:
     snprintf(err, errlen, "out of memory for %lld crossing functions", (long long)d->nc);
     return -1;
+}
+
+/* The initial signs and CVODE's root finding (collective). */
+static int disc_start(cvode_block *b, cv_discrete *d, char *err, size_t errlen) {
+    if (d->nc == 0) return 0;
+    refresh_inputs(d, cvode_block_state(b));
+    for (int64_t c = 0; c < d->nc; c++)
+        d->sign[c] = discrete_sign(crossing_at(d, c, b->o.t0));
+    b->r.disc = d;
+    int flag = CVodeRootInit(b->mem, (int)d->nc, g_fn);
+    return cvl_check(flag, "CVodeRootInit", &b->r, err, errlen);
 }
 
 /* After handlers at t: crossings whose sign a handler flipped fire too, until
@@ -121,11 +157,11 @@ oom:
 static int disc_settle(cvode_block *b, cv_discrete *d, double t, qmol_stats *stats, char *err,
                        size_t errlen) {
     const integrator_options *o = &b->o;
-    const double *y = cvode_block_state(b);
+    if (d->nc > 0) refresh_inputs(d, cvode_block_state(b));
     for (int round = 0;; round++) {
         int fired = 0;
         for (int64_t c = 0; c < d->nc; c++) {
-            signed char s = discrete_sign(crossing_at(d, c, t, y));
+            signed char s = discrete_sign(crossing_at(d, c, t));
             if (s == 0 || s == d->sign[c]) continue;
             int direction = s > d->sign[c] ? 1 : -1;
             d->sign[c] = s;
@@ -278,6 +314,8 @@ int cvode_integrate(const model *m, const integrator_options *o, sample_fn sampl
     int rc = 0;
     if (problem_has_discontinuities(m->problem)) rc = disc_setup(b, &d, err, errlen);
     rc = cvk_agree(&b->r, rc, err, errlen);
+    if (rc == 0 && problem_has_discontinuities(m->problem))
+        rc = cvk_agree(&b->r, disc_start(b, &d, err, errlen), err, errlen);
     double wall1 = MPI_Wtime(), sample_wall = 0.0;
     if (stats) stats->wall_setup += wall1 - wall0;
     if (rc == 0) rc = integrate(b, &d, sample, ctx, &sample_wall, stats, err, errlen);

@@ -274,9 +274,9 @@ void discrete_input_changed(qss_engine *e, int32_t i, double t) {
  * (a handler may flip another crossing's sign: it then fires at t). */
 static void after_handler(qss_engine *e, discrete *d, double t) {
     /* the affected states whose derivative changed also requantize at once:
-     * their q was chosen for the old right-hand side (LIQSS2 aims q's slope at where x was heading),
-     * and left alone it keeps heading there for up to 2 dQ. The public QSS
-     * Solver restarts them likewise (ALGORITHMS.md 1.5, "flag2"). */
+     * their q was chosen for the old right-hand side (LIQSS2 aims q's slope at where x was
+     * heading), and left alone it keeps heading there for up to 2 dQ. The public QSS Solver
+     * restarts them likewise (ALGORITHMS.md 1.5, "flag2"). */
     for (int32_t k = 0; k < d->naffected && !e->failed; k++) {
         int32_t j = d->affected[k];
         double before = e->xc[1][j];

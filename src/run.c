@@ -150,6 +150,7 @@ static void reduce_stats(const qmol_stats *mine, qmol_stats *all, MPI_Comm comm)
  * /stats) are the solver's. Row evaluations stay per rank. */
 static void count_global_once(qmol_stats *s, int rank) {
     if (rank == 0) return;
+    s->crossings = s->time_events = 0; /* every rank handles every event */
     s->events = s->steps = s->newton_iters = s->lin_iters = 0;
     s->err_test_fails = s->conv_fails = s->jac_setups = 0;
 }
@@ -327,10 +328,10 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: %s\n", err);
         goto done;
     }
-    if (size > 1 && problem_has_discontinuities(&prob)) {
-        SAY("qmol: error: problem %s has zero crossings or time events: runs on one rank for "
-            "now (started on %d ranks)\n",
-            def->name, size);
+    if (size > 1 && problem_has_discontinuities(&prob) && c.method != METHOD_CVODE) {
+        SAY("qmol: error: problem %s has zero crossings or time events: on several ranks "
+            "only --method cvode handles them for now (started on %d ranks with %s)\n",
+            def->name, size, method_name(c.method));
         goto done;
     }
     if (size > 1 && c.method == METHOD_MIXED) {
@@ -410,7 +411,9 @@ int run_execute(const run_config *cin) {
                             .qss_method = c.qss_method,
                             .assignment = assignment,
                             .coupling = c.coupling,
-                            .on_discrete = log_event,
+                            /* CVODE handles every event on every rank:
+                             * rank 0 keeps the list */
+                            .on_discrete = c.method == METHOD_CVODE && rank > 0 ? NULL : log_event,
                             .discrete_ctx = &events};
     h5out_meta meta = {.problem = def->name,
                        .method = method_name(c.method),

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Discontinuities on several ranks: heat2d-thermostat under CVODE at P = 1, 2
+and 4 switches the heater as often as a tight one-rank reference (CVODE, tol
+1e-9) and each switch lies within the tolerance's time equivalent of it
+(10 (tol |u_s| + abstol) / |du_s/dt| + 3 tol t, as tests/test_discontinuity.c);
+/events lists each crossing once (the same count at every P); a QSS method on
+two ranks is refused with exit code 2 and no output (not supported yet).
+
+usage: mpi_discontinuity.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+TOL = 1e-4
+
+
+def switch_times(path):
+    with h5py.File(path, "r") as f:
+        t, c, d = f["events/time"][()], f["events/crossing"][()], f["events/direction"][()]
+    on, out = True, []
+    for ti, ci, di in zip(t, c, d):
+        if (on and ci == 0 and di > 0) or (not on and ci == 1 and di < 0):
+            on = not on
+            out.append(ti)
+    return np.array(out), len(t)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--qmol", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--scratch", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.scratch, exist_ok=True)
+    mpiexec = shlex.split(args.mpiexec)
+    base = ["run", "--problem", "heat2d-thermostat", "--set", "nx=12", "--set", "ny=12",
+            "--overwrite", "--quiet"]
+    ref = os.path.join(args.scratch, "thermostat-ref.h5")
+    subprocess.run([args.qmol] + base + ["--method", "cvode", "--tol", "1e-9", "--abstol",
+                                         "1e-10", "--samples", "2000", "--output", ref],
+                   check=True)
+    rt, _ = switch_times(ref)
+    with h5py.File(ref, "r") as f:
+        times, us = f["time"][()], f["states"][:, 6 + 12 * 6]
+    dt = times[1] - times[0]
+    speed = np.abs(np.interp(rt + dt, times, us) - np.interp(rt - dt, times, us)) / (2 * dt)
+    allowed = 10 * (TOL * 1.1 + TOL / 10) / speed + 3 * TOL * rt
+    failures, counts = [], set()
+    for p in (1, 2, 4):
+        out = os.path.join(args.scratch, "thermostat-np%d.h5" % p)
+        cmd = mpiexec + ["-np", str(p), args.qmol] + base + ["--method", "cvode", "--tol",
+                                                             str(TOL), "--output", out]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            failures.append("P=%d: exit %d: %s" % (p, r.returncode, r.stderr.strip()))
+            continue
+        t, ncross = switch_times(out)
+        counts.add(ncross)
+        if len(t) != len(rt):
+            failures.append("P=%d: %d switches, reference %d" % (p, len(t), len(rt)))
+            continue
+        worst = float((np.abs(t - rt) / allowed).max())
+        print("P=%d: %d switches, %d crossings in /events, worst |dt| / allowed = %.3f"
+              % (p, len(t), ncross, worst))
+        if worst > 1.0:
+            failures.append("P=%d: a switch is %.2f allowed times off" % (p, worst))
+    if len(counts) > 1:
+        failures.append("/events lengths differ between P: %s" % sorted(counts))
+    out = os.path.join(args.scratch, "thermostat-qss-np2.h5")
+    r = subprocess.run(mpiexec + ["-np", "2", args.qmol] + base +
+                       ["--method", "liqss2", "--output", out], capture_output=True, text=True)
+    if r.returncode != 2 or "only --method cvode" not in r.stderr or os.path.exists(out):
+        failures.append("liqss2 on 2 ranks: exit %d, stderr %r (expected exit 2, no file)"
+                        % (r.returncode, r.stderr))
+    for f in failures:
+        print("FAIL: " + f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
