@@ -274,10 +274,11 @@ static int apply_auto(const model *m, const assign_options *a, unsigned char *me
 /* ---- discontinuities ---------------------------------------------------- */
 
 /* Crossing inputs must be QSS states (the QSS block finds the zeros along q).
- * auto: they and the affected states are put there (the thesis's rule);
- * manual: a crossing input on BDF is an error. */
-static int apply_discontinuities(const model *m, int automatic, unsigned char *method, char *err,
-                                 size_t errlen) {
+ * auto: they, the affected states and their dependents up to `depth` hops
+ * go there (the thesis's rule; the public QSS Solver bounds it the same way,
+ * BDFPartitionDepth); manual: a crossing input on BDF is an error. */
+static int apply_discontinuities(const model *m, int automatic, int depth, unsigned char *method,
+                                 char *err, size_t errlen) {
     const qmol_problem *p = m->problem;
     int64_t *ids = NULL;
     int cap = 0, rc = 0;
@@ -311,18 +312,46 @@ static int apply_discontinuities(const model *m, int automatic, unsigned char *m
         }
     }
     free(ids);
-    if (rc || !automatic || p->n_affected <= 0) return rc;
-    int64_t *aff = malloc((size_t)p->n_affected * sizeof *aff);
-    if (!aff) {
-        snprintf(err, errlen, "out of memory reading the affected states");
+    if (rc || !automatic) return rc;
+    /* seeds: the crossing inputs (QSS by now) and the affected states, then
+     * their dependents up to `depth` hops, breadth first */
+    int32_t *level = malloc(((size_t)m->n + 1) * sizeof *level);
+    int32_t *queue = malloc(((size_t)m->n + 1) * sizeof *queue);
+    int64_t *aff = malloc(((size_t)(p->n_affected > 0 ? p->n_affected : 0) + 1) * sizeof *aff);
+    if (!level || !queue || !aff) {
+        free(level), free(queue), free(aff);
+        snprintf(err, errlen, "out of memory for the discontinuity rule");
         return -1;
     }
-    p->affected(p->data, aff);
+    int32_t len = 0;
+    for (int32_t j = 0; j < m->n; j++)
+        level[j] = -1;
+    if (p->n_affected > 0) p->affected(p->data, aff);
     for (int64_t k = 0; k < p->n_affected; k++) {
         int32_t j = local_row(m, aff[k]);
-        if (j >= 0) method[j] = ASSIGN_QSS;
+        if (j >= 0 && level[j] < 0) level[j] = 0, queue[len++] = j;
     }
-    free(aff);
+    for (int64_t c = 0; c < p->n_crossings; c++) {
+        int clen = p->crossing_size(p->data, c);
+        int64_t one[64], *in = clen <= 64 ? one : malloc((size_t)clen * sizeof *in);
+        if (!in) continue;
+        if (clen > 0) p->crossing_row(p->data, c, in);
+        for (int k = 0; k < clen; k++) {
+            int32_t j = local_row(m, in[k]);
+            if (j >= 0 && level[j] < 0) level[j] = 0, queue[len++] = j;
+        }
+        if (in != one) free(in);
+    }
+    for (int32_t q = 0; q < len; q++) {
+        int32_t s = queue[q];
+        method[s] = ASSIGN_QSS;
+        if (level[s] >= depth) continue;
+        for (int64_t d = m->dep_ptr[s]; d < m->dep_ptr[s + 1]; d++) {
+            int32_t j = m->dep_row[d];
+            if (level[j] < 0) level[j] = level[s] + 1, queue[len++] = j;
+        }
+    }
+    free(level), free(queue), free(aff);
     return 0;
 }
 
@@ -333,6 +362,8 @@ int assign_states(const model *m, const assign_options *a, unsigned char *method
     if (a->bdf_file && apply_file(m, a->bdf_file, method, err, errlen)) return -1;
     if (a->automatic && apply_auto(m, a, method, err, errlen)) return -1;
     if (m->problem->n_crossings > 0 || m->problem->n_affected > 0)
-        return apply_discontinuities(m, a->automatic, method, err, errlen);
+        return apply_discontinuities(m, a->automatic,
+                                     a->depth > 0 ? a->depth : (a->depth < 0 ? 0 : ASSIGN_DEPTH),
+                                     method, err, errlen);
     return 0;
 }

@@ -22,11 +22,19 @@ enum { ASSIGN_QSS = 0, ASSIGN_BDF = 1 };
  * adr1d: 1.2e3; buck-heatsink's rod (100 sections, 60 s): 1.7e5. */
 #define ASSIGN_STIFF_THRESHOLD 1e4
 
+/* Hops from the discontinuity states that auto also puts on QSS. buck-heatsink
+ * (60 s, mixed with LIQSS2): depth 0 (i_L, u_C and the heated section on QSS)
+ * took 6.3 s, the rod's next section being BDF and cut to a step per loss
+ * pulse by the step limit; depth 3 (sections 1-4 on QSS) 2.0 s, as the
+ * thermal pulses fade within those sections. */
+#define ASSIGN_DEPTH 3
+
 typedef struct assign_options {
     const char *bdf_rule; /* --bdf RULE, or NULL */
     const char *bdf_file; /* --bdf-file PATH, or NULL */
     int automatic;        /* --assign auto */
     double threshold;     /* auto: 0 means ASSIGN_STIFF_THRESHOLD */
+    int depth;            /* auto: 0 means ASSIGN_DEPTH, < 0 none */
     double t0, tf;
 } assign_options;
 

@@ -31,6 +31,8 @@ void config_usage(void) {
            "                        (stiff rows to BDF, see docs/methods.md)\n"
            "  --assign-threshold X  auto: off-diagonal rate x (tf - t0) above which a row\n"
            "                        goes to BDF (default 1e4)\n"
+           "  --assign-depth D      auto: also the dependents, up to D hops, of states\n"
+           "                        read by crossings or changed by handlers (default 3)\n"
            "  --coupling C          mixed: interp (default) or sample (QSS inputs of BDF)\n"
            "  --tol T               relative tolerance / quantum (default 1e-3)\n"
            "  --abstol A            absolute tolerance / minimum quantum (default: tol/10)\n"
@@ -59,11 +61,20 @@ void config_usage(void) {
 
 /* The options that apply() knows, by name without "--": each is also a [run]
  * key of an INI file, except "set" (INI files use a [problem] section). */
-static const char *const option_names[] = {
-    "problem",    "set",        "method",     "tol",       "abstol",           "tf",      "samples",
-    "output",     "overwrite",  "jacobian",   "linsol",    "max-order",        "quiet",   "verbose",
-    "window",     "window-min", "window-max", "partition", "coarsen-above",    "precond", "pieces",
-    "qss-method", "bdf",        "bdf-file",   "assign",    "assign-threshold", "coupling"};
+static const char *const option_names[] = {"problem",       "set",
+                                           "method",        "tol",
+                                           "abstol",        "tf",
+                                           "samples",       "output",
+                                           "overwrite",     "jacobian",
+                                           "linsol",        "max-order",
+                                           "quiet",         "verbose",
+                                           "window",        "window-min",
+                                           "window-max",    "partition",
+                                           "coarsen-above", "precond",
+                                           "pieces",        "qss-method",
+                                           "bdf",           "bdf-file",
+                                           "assign",        "assign-threshold",
+                                           "assign-depth",  "coupling"};
 #define NOPTIONS (sizeof option_names / sizeof option_names[0])
 
 static int known_option(const char *key) {
@@ -198,6 +209,11 @@ static int apply(run_config *c, const char *key, const char *value, const char *
     } else if (!strcmp(key, "assign-threshold")) {
         if (parse_double(value, &c->assign_threshold) != 0 || !(c->assign_threshold > 0.0))
             return failf(err, errlen, "%s%s%s: must be a finite number > 0", where, sep, value);
+    } else if (!strcmp(key, "assign-depth")) {
+        if (parse_count(value, 0, 1000000, &count) != 0)
+            return failf(err, errlen, "%s%s%s: must be a whole number in [0, 1000000] (hops)",
+                         where, sep, value);
+        c->assign_depth = (int)count;
     } else if (!strcmp(key, "coupling")) {
         if (!strcmp(value, "interp"))
             c->coupling = COUPLING_INTERP;
@@ -400,6 +416,7 @@ static void defaults(run_config *c) {
     c->max_order = 5;
     c->qss_method = METHOD_MLIQSS2;
     c->coupling = COUPLING_INTERP;
+    c->assign_depth = -1;
 }
 
 int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen) {

@@ -44,7 +44,8 @@ typedef struct run_config {
     char *bdf_file;       /* --bdf-file PATH */
     int assign_auto;      /* --assign auto */
     double assign_threshold;
-    int coupling; /* COUPLING_* */
+    int assign_depth; /* -1: not given (ASSIGN_DEPTH) */
+    int coupling;     /* COUPLING_* */
     int quiet, verbose;
 } run_config;
 

@@ -369,6 +369,9 @@ int run_execute(const run_config *cin) {
                              .bdf_file = c.bdf_file,
                              .automatic = c.assign_auto,
                              .threshold = c.assign_threshold,
+                             .depth = c.assign_depth < 0    ? 0
+                                      : c.assign_depth == 0 ? -1
+                                                            : c.assign_depth,
                              .t0 = prob.t0,
                              .tf = c.tf};
         int bad_assign = !assignment || assign_states(mp, &ao, assignment, err, sizeof err) != 0;

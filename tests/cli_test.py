@@ -254,6 +254,7 @@ def bad_input_cases():
     opt("assign", "--assign", "random")
     opt("coupling", "--coupling", "linear")
     opt("assign_threshold", "--assign-threshold", "-1")
+    opt("assign_depth", "--assign-depth", "x")
     opt("jacobian", "--jacobian", "foo")
 
     cases.append(("output_no_directory",

@@ -133,21 +133,30 @@ static void auto_takes_stiff_rows(void **state) {
 }
 
 /* The discontinuity rule: under auto, crossing inputs (the sensor) and
- * affected states (the heater nodes) stay on QSS whatever their stiffness;
- * a manual split putting the sensor on BDF is refused. */
+ * affected states (the heater nodes) stay on QSS whatever their stiffness,
+ * with their dependents up to the depth; a manual split putting the sensor
+ * on BDF is refused. */
 static void discontinuity_states_stay_qss(void **state) {
     (void)state;
     const char *sets[] = {"nx=12", "ny=12"}; /* heater: 3 x 3 nodes; sensor: 6 + 12 * 6 */
     char err[512];
     unsigned char *method;
     int64_t first;
-    assign_options a = {.automatic = 1, .threshold = 1e-9, .t0 = 0, .tf = 1};
+    assign_options a = {.automatic = 1, .threshold = 1e-9, .depth = -1, .t0 = 0, .tf = 1};
     assert_int_equal(assign_with("heat2d-thermostat", sets, 2, &a, &method, err, sizeof err), 0);
     assert_int_equal(count_bdf(method, 144, &first), 144 - 1 - 9);
     assert_int_equal(method[6 + 12 * 6], ASSIGN_QSS);
     assert_int_equal(method[0], ASSIGN_QSS);
     assert_int_equal(method[2 + 12 * 2], ASSIGN_QSS);
     assert_int_equal(method[3 + 12 * 2], ASSIGN_BDF);
+    free(method);
+    /* depth 1: also their neighbours (sensor: 4; heater block: 3 + 3 east
+     * and north of it) */
+    a.depth = 1;
+    assert_int_equal(assign_with("heat2d-thermostat", sets, 2, &a, &method, err, sizeof err), 0);
+    assert_int_equal(count_bdf(method, 144, &first), 144 - 1 - 9 - 4 - 6);
+    assert_int_equal(method[3 + 12 * 2], ASSIGN_QSS);
+    assert_int_equal(method[4 + 12 * 2], ASSIGN_BDF);
     free(method);
     assign_options manual = {.bdf_rule = "x>0.4", .t0 = 0, .tf = 1};
     assert_int_equal(assign_with("heat2d-thermostat", sets, 2, &manual, &method, err, sizeof err),
