@@ -33,7 +33,8 @@ void config_usage(void) {
            "                        goes to BDF (default 1e4)\n"
            "  --assign-depth D      auto: also the dependents, up to D hops, of states\n"
            "                        read by crossings or changed by handlers (default 3)\n"
-           "  --coupling C          mixed: interp (default) or sample (QSS inputs of BDF)\n"
+           "  --coupling C          mixed: how BDF reads QSS inputs: history (default),\n"
+           "                        interp or sample\n"
            "  --tol T               relative tolerance / quantum (default 1e-3)\n"
            "  --abstol A            absolute tolerance / minimum quantum (default: tol/10)\n"
            "  --tf TF               final time (default: the problem's)\n"
@@ -219,8 +220,11 @@ static int apply(run_config *c, const char *key, const char *value, const char *
             c->coupling = COUPLING_INTERP;
         else if (!strcmp(value, "sample"))
             c->coupling = COUPLING_SAMPLE;
+        else if (!strcmp(value, "history"))
+            c->coupling = COUPLING_HISTORY;
         else
-            return failf(err, errlen, "%s%s%s: must be interp or sample", where, sep, value);
+            return failf(err, errlen, "%s%s%s: must be interp, sample or history", where, sep,
+                         value);
     } else if (!strcmp(key, "tol")) {
         if (parse_double(value, &c->reltol) != 0 || c->reltol <= 0.0 || c->reltol >= 1.0)
             return failf(err, errlen, "%s%s%s: must be a number in (0, 1)", where, sep, value);
@@ -415,7 +419,7 @@ static void defaults(run_config *c) {
     c->linsol = LINSOL_AUTO;
     c->max_order = 5;
     c->qss_method = METHOD_MLIQSS2;
-    c->coupling = COUPLING_INTERP;
+    c->coupling = COUPLING_HISTORY;
     c->assign_depth = -1;
 }
 

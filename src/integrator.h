@@ -34,8 +34,10 @@ enum { PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK };
 
 /* Mixed runs: a QSS input of the BDF block inside a step [t_k, T] is the
  * straight line from q(t_k) to q(T) (COUPLING_INTERP, as the public QSS
- * Solver does) or q(t_k) held (COUPLING_SAMPLE, the thesis's Eq. 7.2b). */
-enum { COUPLING_INTERP, COUPLING_SAMPLE };
+ * Solver does), q(t_k) held (COUPLING_SAMPLE, the thesis's Eq. 7.2b), or
+ * q itself, piece by piece as it changed during the step (COUPLING_HISTORY:
+ * no coupling error, so no step limit). */
+enum { COUPLING_INTERP, COUPLING_SAMPLE, COUPLING_HISTORY };
 
 typedef struct integrator_options {
     method_id method;

@@ -53,6 +53,15 @@ typedef struct mixed {
     int64_t *reader_ptr, *reader_entry;
     int32_t *reader_row;
     int32_t *bdf_readers, nbdf_readers; /* QSS rows reading a BDF state */
+    /* COUPLING_HISTORY: every q of the inputs during the window, newest last;
+     * an entry's polynomial holds from its time to the next entry of the
+     * same input (prev links them backwards) */
+    struct q_piece {
+        double t, c[3];
+        int32_t prev;
+    } * history;
+    int32_t nhistory, history_cap;
+    int32_t *history_last; /* per input: its newest piece */
     cvode_block *bdf;
     const double *y;    /* BDF states at the window start (CVODE's vector) */
     double *y0;         /* the initial values, before CVODE exists */
@@ -75,11 +84,40 @@ static void bdf_inputs(void *ctx, double t, double *v) {
     double span = x->T - x->tk, frac = span > 0.0 ? (t - x->tk) / span : 1.0;
     if (frac < 0.0) frac = 0.0;
     if (frac > 1.0) frac = 1.0;
+    if (x->coupling == COUPLING_HISTORY) {
+        for (int32_t k = 0; k < x->ninputs; k++) {
+            int32_t p = x->history_last[k];
+            while (x->history[p].t > t && x->history[p].prev >= 0)
+                p = x->history[p].prev;
+            const struct q_piece *q = &x->history[p];
+            double h = t - q->t;
+            v[k] = q->c[0] + h * (q->c[1] + h * q->c[2]);
+        }
+        return;
+    }
     for (int32_t k = 0; k < x->ninputs; k++) {
         double q0 = x->q_start[k];
         v[k] = x->coupling == COUPLING_SAMPLE ? q0
                                               : q0 + (eng_q_at(e, x->input_q[k], x->T) - q0) * frac;
     }
+}
+
+/* Appends input k's polynomial from t (coefficients about t). Returns 0 or
+ * -1 (out of memory). */
+static int history_push(mixed *x, int32_t k, double t, double c0, double c1, double c2) {
+    if (x->nhistory == x->history_cap) {
+        int32_t cap = x->history_cap ? 2 * x->history_cap : 1024;
+        struct q_piece *grown = realloc(x->history, (size_t)cap * sizeof *grown);
+        if (!grown) return -1;
+        x->history = grown;
+        x->history_cap = cap;
+    }
+    struct q_piece *q = &x->history[x->nhistory];
+    q->t = t;
+    q->c[0] = c0, q->c[1] = c1, q->c[2] = c2;
+    q->prev = x->history_last[k];
+    x->history_last[k] = x->nhistory++;
+    return 0;
 }
 
 /* Integral of the polynomial c (about tq, degree <= 2) over [a, b]. */
@@ -96,9 +134,14 @@ static double integral(const double *c, double tq, double a, double b) {
 static void on_input_change(qss_engine *e, int32_t i, double t, const double *old, double old_tq) {
     mixed *x = e->driver;
     int32_t k = x->input_of[i];
+    if (x->coupling == COUPLING_HISTORY) { /* the BDF block sees q exactly */
+        if (history_push(x, k, t, e->qc[0][i], e->qc[1][i], e->qc[2][i]) != 0)
+            eng_fail(e, "out of memory for the QSS inputs' history");
+        return;
+    }
     x->q_integral[k] += integral(old, old_tq, x->q_upto[k], t);
     x->q_upto[k] = t;
-    const double *jac = cvode_block_jacobian(x->bdf);
+    const double *jac = x->bdf ? cvode_block_jacobian(x->bdf) : NULL;
     if (!jac) return;
     double dt = t - x->tk, qs = x->q_start[k], qj = e->qc[0][i], qdot = e->qc[1][i];
     double d1, d2;
@@ -134,6 +177,7 @@ static void mixed_free(mixed *x) {
     model_free(&x->mq);
     model_free(&x->mb);
     free(x->gid_q), free(x->gid_b), free(x->ghost_b), free(x->input_q), free(x->input_of);
+    free(x->history), free(x->history_last);
     free(x->watched), free(x->q_start), free(x->q_integral), free(x->q_upto);
     free(x->reader_ptr), free(x->reader_entry), free(x->reader_row), free(x->bdf_readers);
     free(x->y0), free(x->ydot), free(x->ghost_curv), free(x->vals), free(x->abstol_b);
@@ -198,6 +242,7 @@ static int build_coupling(mixed *x) {
     x->q_integral = calloc(ni, sizeof(double));
     x->q_upto = calloc(ni, sizeof(double));
     x->reader_ptr = calloc(ni + 1, sizeof *x->reader_ptr);
+    x->history_last = malloc(ni * sizeof *x->history_last);
     x->bdf_readers = malloc(((size_t)x->nq + 1) * sizeof *x->bdf_readers);
     size_t nb = (size_t)x->nb + 1;
     x->y0 = calloc(nb, sizeof(double));
@@ -206,9 +251,9 @@ static int build_coupling(mixed *x) {
     x->abstol_b = calloc(nb, sizeof(double));
     x->ghost_curv = calloc((size_t)ng + 1, sizeof(double));
     x->y = x->y0;
-    if (!x->ghost_curv || !x->ghost_b || !x->input_q || !x->input_of || !x->watched ||
-        !x->q_start || !x->q_integral || !x->q_upto || !x->reader_ptr || !x->bdf_readers ||
-        !x->y0 || !x->ydot || !x->vals || !x->abstol_b)
+    if (!x->ghost_curv || !x->history_last || !x->ghost_b || !x->input_q || !x->input_of ||
+        !x->watched || !x->q_start || !x->q_integral || !x->q_upto || !x->reader_ptr ||
+        !x->bdf_readers || !x->y0 || !x->ydot || !x->vals || !x->abstol_b)
         return -1;
     for (int32_t c = 0; c < ng; c++)
         x->ghost_b[c] = block_row(x->gid_b, x->nb, x->gid_q[x->nq + c]);
@@ -316,6 +361,14 @@ static void set_bdf_polynomials(mixed *x, double t) {
 static void start_window(mixed *x, double tk) {
     x->tk = tk;
     x->limited = 0;
+    x->nhistory = 0;
+    for (int32_t k = 0; k < x->ninputs && x->coupling == COUPLING_HISTORY; k++) {
+        int32_t i = x->input_q[k];
+        x->history_last[k] = -1;
+        if (history_push(x, k, tk, eng_q_at(&x->e, i, tk), eng_qdot_at(&x->e, i, tk),
+                         x->e.qc[2][i]) != 0)
+            eng_fail(&x->e, "out of memory for the QSS inputs' history");
+    }
     for (int32_t k = 0; k < x->ninputs; k++) {
         x->q_start[k] = eng_q_at(&x->e, x->input_q[k], tk);
         x->q_integral[k] = 0.0;
@@ -364,6 +417,8 @@ static int setup(mixed *x, const model *m, const integrator_options *o, qmol_sta
         return -1;
     }
     x->e.driver = x;
+    x->e.watched_q = x->watched;
+    x->e.on_q_change = on_input_change;
     if (discrete_attach(&x->e, x->watched, is_bdf_state, x) != 0) return -1;
     cvode_inputs in = {.first = x->nb, .values = bdf_inputs, .ctx = x};
     x->bdf = cvode_block_open(&x->mb, o, &in, err, errlen);
@@ -467,8 +522,6 @@ int mixed_integrate(const model *m, const integrator_options *o, sample_fn sampl
         start_window(&x, o->t0);
         if (!x.e.failed && cvode_block_eval_jacobian(x.bdf, o->t0, x.y) != 0 && !x.e.failed)
             eng_fail(&x.e, "mixed: the BDF block's Jacobian at t0 is not finite");
-        x.e.watched_q = x.watched;
-        x.e.on_q_change = on_input_change;
         stats->wall_setup += wallclock_seconds() - w0;
         double w1 = wallclock_seconds(), out0 = stats->wall_output;
         rc = x.e.failed ? -1 : run(&x, sample, ctx, buf, err, errlen);

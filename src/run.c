@@ -393,7 +393,9 @@ int run_execute(const run_config *cin) {
         if (!c.quiet && rank == 0)
             printf("qmol: mixed: %lld states to %s, %lld to BDF (CVODE), coupling %s\n",
                    (long long)counts[0], method_name(c.qss_method), (long long)counts[1],
-                   c.coupling == COUPLING_SAMPLE ? "sample" : "interp");
+                   c.coupling == COUPLING_SAMPLE    ? "sample"
+                   : c.coupling == COUPLING_HISTORY ? "history"
+                                                    : "interp");
     }
     if (c.linsol == LINSOL_AUTO && c.method != METHOD_MIXED)
         c.linsol = cvode_choose_linsol(mp, layout_halo(&layout));
