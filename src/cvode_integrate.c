@@ -99,15 +99,7 @@ static int disc_setup(cvode_block *b, cv_discrete *d, char *err, size_t errlen) 
     d->nc = p->n_crossings;
     d->next_event = p->next_time_event ? p->next_time_event(p->data, b->o.t0) : INFINITY;
     d->comm = b->r.halo ? b->r.comm : MPI_COMM_NULL;
-    if ((d->nc > 0 && (!p->crossing_size || !p->crossing_row || !p->crossing || !p->on_crossing)) ||
-        (p->next_time_event && !p->on_time_event)) {
-        snprintf(err, errlen, "the problem's discontinuity callbacks are incomplete");
-        return -1;
-    }
-    if (d->nc < 0 || d->nc > INT32_MAX) {
-        snprintf(err, errlen, "n_crossings = %lld: must be in 0..%d", (long long)d->nc, INT32_MAX);
-        return -1;
-    }
+    if (discrete_check(p, err, errlen) != 0) return -1;
     if (d->nc == 0) return 0;
     d->ptr = calloc((size_t)d->nc + 1, sizeof *d->ptr);
     d->roots = calloc((size_t)d->nc, sizeof *d->roots);

@@ -139,16 +139,39 @@ oom:
     return -1;
 }
 
+int discrete_check(const qmol_problem *p, char *err, size_t errlen) {
+    if (p->n_crossings < 0 || p->n_crossings > INT32_MAX - 1) {
+        snprintf(err, errlen, "n_crossings = %lld: must be in 0..%d", (long long)p->n_crossings,
+                 INT32_MAX - 1);
+        return -1;
+    }
+    if (p->n_crossings > 0 &&
+        (!p->crossing_size || !p->crossing_row || !p->crossing || !p->on_crossing)) {
+        snprintf(err, errlen,
+                 "n_crossings = %lld but crossing_size, crossing_row, crossing or on_crossing is "
+                 "NULL (all four are needed)",
+                 (long long)p->n_crossings);
+        return -1;
+    }
+    if (p->next_time_event && !p->on_time_event) {
+        snprintf(err, errlen, "next_time_event is set but on_time_event is NULL");
+        return -1;
+    }
+    if (p->n_affected < 0 || p->n_affected > p->n || (p->n_affected > 0 && !p->affected)) {
+        snprintf(err, errlen,
+                 "n_affected = %lld: must be in 0..n = %lld, with affected set when > 0",
+                 (long long)p->n_affected, (long long)p->n);
+        return -1;
+    }
+    return 0;
+}
+
 int discrete_attach(qss_engine *e, unsigned char *watched,
                     int (*outside_ok)(void *ctx, int64_t gid), void *ctx) {
     if (!problem_has_discontinuities(e->p)) return 0;
-    if ((e->p->n_crossings > 0 &&
-         (!e->p->crossing_size || !e->p->crossing_row || !e->p->crossing || !e->p->on_crossing)) ||
-        (e->p->next_time_event && !e->p->on_time_event) ||
-        (e->p->n_affected > 0 && !e->p->affected)) {
-        eng_fail(e, "the problem's discontinuity callbacks are incomplete (crossings need "
-                    "crossing_size, crossing_row, crossing and on_crossing; time events "
-                    "on_time_event; n_affected > 0 affected)");
+    char why[256];
+    if (discrete_check(e->p, why, sizeof why) != 0) {
+        eng_fail(e, "problem: %s", why);
         return -1;
     }
     discrete *d = calloc(1, sizeof *d);

@@ -43,6 +43,10 @@ static inline int problem_has_discontinuities(const qmol_problem *p) {
     return p->n_crossings > 0 || p->next_time_event != NULL;
 }
 
+/* Checks the problem's discontinuity fields: counts in range, the callbacks
+ * each kind needs present. Returns 0, or -1 with a message naming the field. */
+int discrete_check(const qmol_problem *p, char *err, size_t errlen);
+
 /* Builds e->disc when the problem has discontinuities (else does nothing) and
  * marks the crossings' inputs WATCH_CROSSING in `watched` (the engine's array
  * of n_cols, or NULL: allocated here). outside_ok as for discrete_build.

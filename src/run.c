@@ -328,6 +328,10 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: %s\n", err);
         goto done;
     }
+    if (discrete_check(&prob, err, sizeof err) != 0) {
+        SAY("qmol: error: problem %s: %s\n", def->name, err);
+        goto done;
+    }
     if (size > 1 && problem_has_discontinuities(&prob) && c.method != METHOD_CVODE) {
         SAY("qmol: error: problem %s has zero crossings or time events: on several ranks "
             "only --method cvode handles them for now (started on %d ranks with %s)\n",

@@ -1,6 +1,7 @@
 /* Zero crossings and time events: time events against an exact solution
  * (pulse), thermostat switching times of every method against a tight CVODE
  * reference (heat2d-thermostat), and bad discontinuity callbacks. */
+#include "discrete.h"
 #include "run_support.h"
 #include "integrator.h"
 #include "test_support.h"
@@ -177,11 +178,46 @@ static void buck_heatsink(void **state) {
     run_free(ref);
 }
 
+static double g_zero(const void *data, int64_t c, double t, const double *vals) {
+    (void)data, (void)c, (void)t, (void)vals;
+    return 0.0;
+}
+
+static double never(const void *data, double t) {
+    (void)data, (void)t;
+    return INFINITY;
+}
+
+/* Incomplete or out-of-range discontinuity fields are refused with a message
+ * naming the field (run.c turns it into exit code 2). */
+static void bad_discontinuity_fields(void **state) {
+    (void)state;
+    char err[256];
+    qmol_problem p = {.n = 4};
+    assert_int_equal(discrete_check(&p, err, sizeof err), 0);
+    p.n_crossings = -1;
+    assert_int_equal(discrete_check(&p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "n_crossings = -1"));
+    p.n_crossings = 2;
+    p.crossing = g_zero;
+    assert_int_equal(discrete_check(&p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "on_crossing"));
+    p.n_crossings = 0;
+    p.next_time_event = never;
+    assert_int_equal(discrete_check(&p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "on_time_event"));
+    p.next_time_event = NULL;
+    p.n_affected = 5;
+    assert_int_equal(discrete_check(&p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "n_affected = 5"));
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pulse_exact),
         cmocka_unit_test(thermostat_switching_times),
         cmocka_unit_test(buck_heatsink),
+        cmocka_unit_test(bad_discontinuity_fields),
     };
     return QMOL_RUN_TESTS(argc, argv, tests);
 }

@@ -178,7 +178,8 @@ static void discontinuity_states_stay_qss(void **state) {
 static void heat_exact(void **state) {
     (void)state;
     const char *sets[] = {"N=20"};
-    const char *methods[] = {"qss1", "qss2", "liqss1", "liqss2", "mliqss2"};
+    const char *methods[] = {"qss1",   "qss2",   "qss3",    "bqss",
+                             "liqss1", "liqss2", "mliqss1", "mliqss2"};
     for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) {
         for (int coupling = COUPLING_INTERP; coupling <= COUPLING_HISTORY; coupling++) {
             if (coupling == COUPLING_SAMPLE && !strstr(methods[m], "1")) continue;
