@@ -2,6 +2,7 @@
  * (discrete.h). */
 #include "discrete.h"
 
+#include "halo.h"
 #include "poly.h"
 #include "qss_engine.h"
 
@@ -31,17 +32,20 @@ static int32_t column_of(const model *m, int64_t g) {
 
 void discrete_free(discrete *d) {
     free(d->in_ptr), free(d->in_col), free(d->reader_ptr), free(d->reader), free(d->affected);
-    free(d->sign), free(d->vals), free(d->vals2), free(d->curv), free(d->slopes),
-        free(d->watched_own);
+    free(d->sign), free(d->mine), free(d->fired), free(d->vals), free(d->vals2), free(d->curv),
+        free(d->slopes), free(d->watched_own);
     heap_free(&d->heap);
     memset(d, 0, sizeof *d);
 }
 
-int discrete_build(discrete *d, const model *m, int (*outside_ok)(void *ctx, int64_t gid),
-                   void *ctx, char *err, size_t errlen) {
+int discrete_build(discrete *d, const model *m, MPI_Comm comm,
+                   int (*outside_ok)(void *ctx, int64_t gid), void *ctx, char *err, size_t errlen) {
     const qmol_problem *p = m->problem;
     memset(d, 0, sizeof *d);
     d->p = p;
+    d->comm = comm;
+    d->collective = comm != MPI_COMM_NULL;
+    if (d->collective) MPI_Comm_rank(comm, &d->rank);
     d->nc = p->n_crossings;
     d->handled_at = -INFINITY;
     int64_t nc = d->nc, total = 0;
@@ -52,7 +56,9 @@ int discrete_build(discrete *d, const model *m, int (*outside_ok)(void *ctx, int
     int maxlen = 0;
     d->in_ptr = calloc((size_t)nc + 1, sizeof *d->in_ptr);
     d->sign = calloc((size_t)nc + 1, 1);
-    if (!d->in_ptr || !d->sign) goto oom;
+    d->mine = calloc((size_t)nc + 1, 1);
+    d->fired = calloc((size_t)nc + 1, sizeof *d->fired);
+    if (!d->in_ptr || !d->sign || !d->mine || !d->fired) goto oom;
     for (int64_t c = 0; c < nc; c++) {
         int len = p->crossing_size(p->data, c);
         if (len < 0 || len > 1000000) {
@@ -80,16 +86,32 @@ int discrete_build(discrete *d, const model *m, int (*outside_ok)(void *ctx, int
     for (int64_t c = 0; c < nc; c++) {
         int len = (int)(d->in_ptr[c + 1] - d->in_ptr[c]);
         if (len > 0) p->crossing_row(p->data, c, ids);
+        /* on several ranks the owner of the first input evaluates it */
+        int32_t first = len > 0 && ids[0] >= 0 && ids[0] < p->n ? column_of(m, ids[0]) : -1;
+        d->mine[c] =
+            !d->collective || (len > 0 && first >= 0 && first < m->n) || (len == 0 && d->rank == 0);
         for (int k = 0; k < len; k++) {
-            int32_t col = ids[k] >= 0 && ids[k] < p->n ? column_of(m, ids[k]) : -1;
-            if (col < 0 || col >= m->n) {
+            if (ids[k] < 0 || ids[k] >= p->n) {
+                snprintf(err, errlen, "crossing function %lld reads state %lld, outside [0, %lld)",
+                         (long long)c, (long long)ids[k], (long long)p->n);
+                free(ids);
+                return -1;
+            }
+            int32_t col = d->mine[c] ? column_of(m, ids[k]) : -1;
+            if (!d->mine[c]) {
+                d->in_col[d->in_ptr[c] + k] = -1;
+                continue;
+            }
+            if (col < 0 || (!d->collective && col >= m->n)) {
                 snprintf(err, errlen,
-                         ids[k] < 0 || ids[k] >= p->n
-                             ? "crossing function %lld reads state %lld, outside [0, %lld)"
+                         d->collective
+                             ? "crossing function %lld reads state %lld, which the rank owning "
+                               "its first input does not read: on several ranks a crossing's "
+                               "states must be read by rows of that rank"
                              : "crossing function %lld reads state %lld, which this block "
                                "does not integrate (under --method mixed crossings must read "
                                "QSS states)",
-                         (long long)c, (long long)ids[k], (long long)p->n);
+                         (long long)c, (long long)ids[k]);
                 free(ids);
                 return -1;
             }
@@ -105,7 +127,7 @@ int discrete_build(discrete *d, const model *m, int (*outside_ok)(void *ctx, int
     memcpy(fill, d->reader_ptr, (size_t)m->n_cols * sizeof *fill);
     for (int64_t c = 0; c < nc; c++)
         for (int64_t k = d->in_ptr[c]; k < d->in_ptr[c + 1]; k++)
-            d->reader[fill[d->in_col[k]]++] = (int32_t)c;
+            if (d->in_col[k] >= 0) d->reader[fill[d->in_col[k]]++] = (int32_t)c;
     free(fill);
     /* the affected states: rows here, or (mixed) rows of the other block */
     if (p->n_affected > 0) {
@@ -120,6 +142,8 @@ int discrete_build(discrete *d, const model *m, int (*outside_ok)(void *ctx, int
             int32_t col = aff[k] >= 0 && aff[k] < p->n ? column_of(m, aff[k]) : -1;
             if (col >= 0 && col < m->n) {
                 d->affected[d->naffected++] = col;
+            } else if (d->collective && aff[k] >= 0 && aff[k] < p->n) {
+                continue; /* another rank's */
             } else if (aff[k] >= 0 && aff[k] < p->n && outside_ok && outside_ok(ctx, aff[k])) {
                 d->affects_outside = 1;
             } else {
@@ -180,7 +204,8 @@ int discrete_attach(qss_engine *e, unsigned char *watched,
         return -1;
     }
     e->disc = d;
-    if (discrete_build(d, e->m, outside_ok, ctx, e->err, e->errlen) != 0) {
+    MPI_Comm comm = e->halo ? e->halo->comm : MPI_COMM_NULL;
+    if (discrete_build(d, e->m, comm, outside_ok, ctx, e->err, e->errlen) != 0) {
         e->failed = 1;
         return -1;
     }
@@ -192,7 +217,7 @@ int discrete_attach(qss_engine *e, unsigned char *watched,
         }
     }
     for (int64_t k = 0; k < d->in_ptr[d->nc]; k++)
-        watched[d->in_col[k]] |= WATCH_CROSSING;
+        if (d->in_col[k] >= 0) watched[d->in_col[k]] |= WATCH_CROSSING;
     e->watched_q = watched;
     return 0;
 }
@@ -268,6 +293,7 @@ static signed char sign_and_next(qss_engine *e, discrete *d, int64_t c, double t
 /* Crossing c's next time from t: t itself if its sign differs from the
  * stored one, else its next zero. */
 static void predict(qss_engine *e, discrete *d, int64_t c, double t) {
+    if (!d->mine[c]) return; /* another rank evaluates it (heap time stays infinite) */
     double next;
     signed char s = sign_and_next(e, d, c, t, &next);
     if (d->sign[c] == 0) d->sign[c] = s;
@@ -311,6 +337,67 @@ static void after_handler(qss_engine *e, discrete *d, double t) {
     for (int64_t c = 0; c < d->nc; c++)
         predict(e, d, c, t);
     if (d->affects_outside) d->handled_at = t;
+}
+
+double discrete_next_time(const qss_engine *e) {
+    return e->disc ? heap_top_time(&e->disc->heap) : INFINITY;
+}
+
+int discrete_window_end(qss_engine *e, double T) {
+    discrete *d = e->disc;
+    const qmol_problem *p = d->p;
+    const integrator_options *o = e->o;
+    int time_due = heap_time(&d->heap, (int32_t)d->nc) <= T;
+    for (int round = 0;; round++) {
+        /* each crossing's owner looks at its sign; every rank learns */
+        int any = 0;
+        for (int64_t c = 0; c < d->nc; c++) {
+            d->fired[c] = 0;
+            if (!d->mine[c] || heap_time(&d->heap, (int32_t)c) > T) continue;
+            double next;
+            signed char s = sign_and_next(e, d, c, T, &next);
+            if (s != 0 && s != d->sign[c])
+                d->fired[c] = s > d->sign[c] ? 1 : -1;
+            else
+                heap_update(&d->heap, (int32_t)c, next > T ? next : nextafter(T, INFINITY));
+        }
+        if (d->nc > 0) MPI_Allreduce(MPI_IN_PLACE, d->fired, (int)d->nc, MPI_INT, MPI_SUM, d->comm);
+        for (int64_t c = 0; c < d->nc; c++)
+            any |= d->fired[c] != 0;
+        if (!any && !time_due) return 0;
+        if (round >= 100) {
+            eng_fail(e,
+                     "discontinuity handlers do not settle at t=%.17g: crossings keep "
+                     "flipping each other",
+                     T);
+            return -1;
+        }
+        if (time_due) {
+            p->on_time_event(p->data, T);
+            if (d->rank == 0) {
+                e->stats->time_events++;
+                if (o->on_discrete) o->on_discrete(o->discrete_ctx, T, -1, 0);
+            }
+            double next = p->next_time_event(p->data, T);
+            if (!(next > T)) {
+                eng_fail(e, "next_time_event(t=%.17g) returned %.17g: must be later than t", T,
+                         next);
+                return -1;
+            }
+            heap_update(&d->heap, (int32_t)d->nc, next);
+            time_due = 0;
+        }
+        for (int64_t c = 0; c < d->nc; c++) {
+            if (!d->fired[c]) continue;
+            d->sign[c] = (signed char)d->fired[c];
+            p->on_crossing(p->data, c, d->fired[c], T);
+            if (d->rank == 0) {
+                e->stats->crossings++;
+                if (o->on_discrete) o->on_discrete(o->discrete_ctx, T, c, d->fired[c]);
+            }
+        }
+        after_handler(e, d, T);
+    }
 }
 
 void discrete_event(qss_engine *e, double t) {

@@ -20,6 +20,8 @@
 #include "integrator.h"
 #include "model.h"
 
+#include <mpi.h>
+
 struct qss_engine;
 
 typedef struct discrete {
@@ -36,6 +38,14 @@ typedef struct discrete {
     event_heap heap;                      /* nc crossings, then index nc: the next time event */
     double handled_at;                    /* time of the last handler that affects_outside */
     unsigned char *watched_own;           /* the engine's WATCH_ bits, when allocated here */
+    /* Several ranks (collective): discrete events are handled at window
+     * ends by every rank together (discrete_window_end); each crossing is
+     * evaluated by the owner of its first input (mine), and every rank runs
+     * every handler on its copy of the discrete variables. */
+    int collective, rank;
+    MPI_Comm comm;
+    unsigned char *mine;
+    int *fired; /* scratch: direction per crossing */
 } discrete;
 
 /* Whether the problem has crossing functions or time events. */
@@ -58,8 +68,8 @@ int discrete_attach(struct qss_engine *e, unsigned char *watched,
  * or global ids when NULL). A crossing reading a state that is not a column of
  * m, or an affected state that is neither a row of m nor in `outside_ok`
  * (NULL: none allowed), is an error naming it. Returns 0, or -1 with err. */
-int discrete_build(discrete *d, const model *m, int (*outside_ok)(void *ctx, int64_t gid),
-                   void *ctx, char *err, size_t errlen);
+int discrete_build(discrete *d, const model *m, MPI_Comm comm,
+                   int (*outside_ok)(void *ctx, int64_t gid), void *ctx, char *err, size_t errlen);
 void discrete_free(discrete *d);
 
 /* Engine side (qss_engine.c calls these). */
@@ -67,8 +77,15 @@ void discrete_free(discrete *d);
 void discrete_start(struct qss_engine *e, double t0);
 /* Input i's q changed at t: re-predict the crossings reading it. */
 void discrete_input_changed(struct qss_engine *e, int32_t i, double t);
-/* Handles the earliest discrete event (at t). */
+/* Handles the earliest discrete event (at t); one rank. */
 void discrete_event(struct qss_engine *e, double t);
+/* Several ranks: the earliest discrete time this rank knows (its crossings'
+ * predictions, the next time event), for the window agreement. */
+double discrete_next_time(const struct qss_engine *e);
+/* Several ranks, collective at the window end T (after the ghost exchange):
+ * the time event due at T and the crossings whose sign changed, handled by
+ * every rank, until none fires. Returns 0 or -1 (the engine failed). */
+int discrete_window_end(struct qss_engine *e, double T);
 
 /* Shared with CVODE: the sign of v as stored (+1 / -1; 0 stays 0). */
 static inline signed char discrete_sign(double v) {

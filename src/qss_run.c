@@ -283,7 +283,7 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
     discrete *d = e->disc;
     for (;;) {
         double t = heap_top_time(&e->heap);
-        if (d && heap_top_time(&d->heap) <= t) { /* discrete events first */
+        if (d && !d->collective && heap_top_time(&d->heap) <= t) { /* discrete events first */
             double td = heap_top_time(&d->heap);
             if (e->failed || !(td < e->window_end)) break;
             /* a handler that changes BDF rows waits for the BDF block to
@@ -393,10 +393,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
                  (long long)m->n_cols);
         return -1;
     }
-    if (e->halo && problem_has_discontinuities(e->p))
-        eng_fail(e, "zero crossings and time events run on one rank only for now");
-    else
-        discrete_attach(e, NULL, NULL, NULL);
+    discrete_attach(e, NULL, NULL, NULL);
     eng_initial_state(e);
     if (!e->failed && e->method->init(e) != 0 && !e->failed)
         eng_fail(e, "out of memory allocating %s storage", e->method->name);
@@ -413,14 +410,16 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     int adaptive = e->halo && !(o->window > 0.0);
     uint64_t same_time = 0;
     int64_t next_k = 1;
+    double t_discrete = INFINITY; /* several ranks: the agreed next discrete event */
     rc = 0;
     for (;;) {
         /* agree on failure and on the next window length */
         if (e->halo) {
             double wt = wallclock_seconds();
             double proposal = adaptive ? WINDOW_FRACTION * watch_scale(e, &watch) : o->window;
-            double v[2] = {proposal, e->failed ? -1.0 : 0.0};
-            MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MIN, comm);
+            double v[3] = {proposal, e->failed ? -1.0 : 0.0, discrete_next_time(e)};
+            MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MIN, comm);
+            t_discrete = v[2];
             stats->wall_wait += wallclock_seconds() - wt;
             if (v[1] < 0.0) break;
             if (adaptive) {
@@ -437,6 +436,9 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         double ts = sample_time(o->t0, o->tf, next_k, o->samples);
         double T_end = T + W;
         if (!(T_end < ts - 1e-9 * W)) T_end = ts; /* no sliver before a sample */
+        /* several ranks: windows end at the next discrete event any rank
+         * knows of, where all ranks handle it together */
+        if (t_discrete > T && t_discrete < T_end) T_end = t_discrete;
         eng_run_events(e, T_end, e->halo ? &watch : NULL, &last_t, &same_time);
         stats->windows++;
         if (e->halo) {
@@ -444,6 +446,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
             if (exchange_window(e, &x, T_end) != 0)
                 eng_fail(e, "out of memory for the window-end exchange");
             stats->wall_exchange += wallclock_seconds() - wx;
+            if (e->disc) discrete_window_end(e, T_end);
         }
         if (T_end == ts) {
             if (e->halo) {

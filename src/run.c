@@ -332,12 +332,6 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
-    if (size > 1 && problem_has_discontinuities(&prob) && c.method != METHOD_CVODE) {
-        SAY("qmol: error: problem %s has zero crossings or time events: on several ranks "
-            "only --method cvode handles them for now (started on %d ranks with %s)\n",
-            def->name, size, method_name(c.method));
-        goto done;
-    }
     if (size > 1 && c.method == METHOD_MIXED) {
         SAY("qmol: error: --method mixed: runs on one rank for now (started on %d ranks); "
             "distributed mixed runs are not implemented yet\n",
