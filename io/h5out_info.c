@@ -126,6 +126,38 @@ static const char *cell_s(char *buf, size_t len, int have, double v) {
 
 #define RANKS_FMT "%5s %11s %9s %9s %14s %15s %10s"
 
+/* "methods  240 QSS, 160 BDF" (mixed runs) and "events  41 zero crossings
+ * (/events)" (problems with crossings). */
+static void print_methods_events(hid_t file, int64_t P) {
+    int64_t *qss = calloc((size_t)P, sizeof *qss), *bdf = calloc((size_t)P, sizeof *bdf);
+    if (qss && bdf && read_column(file, "partition/qss_owned", P, H5T_NATIVE_INT64, qss) == 0 &&
+        read_column(file, "partition/bdf_owned", P, H5T_NATIVE_INT64, bdf) == 0) {
+        long long q = 0, b = 0;
+        for (int64_t r = 0; r < P; r++)
+            q += qss[r], b += bdf[r];
+        char *line = h5u_asprintf("%lld QSS, %lld BDF (/partition/method)", q, b);
+        row("methods", line ? line : "(out of memory)");
+        free(line);
+    }
+    free(qss);
+    free(bdf);
+    if (H5Lexists(file, "events", H5P_DEFAULT) > 0 &&
+        H5Lexists(file, "events/time", H5P_DEFAULT) > 0) {
+        hid_t d = H5Dopen2(file, "events/time", H5P_DEFAULT);
+        hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+        hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+        char *line = n >= 0 ? h5u_asprintf("%lld zero crossings (/events)", (long long)n) : NULL;
+        row("events", line ? line : "(unreadable)");
+        free(line);
+        if (sp >= 0 && H5Sclose(sp) < 0) { /* read-only: nothing to lose */
+        }
+        if (d >= 0 && H5Dclose(d) < 0) { /* read-only: nothing to lose */
+        }
+    }
+    if (H5Eclear2(H5E_DEFAULT) < 0) { /* nothing to clear */
+    }
+}
+
 /* The per-rank table: partition sizes, events and wall times of each rank. */
 static void print_ranks(hid_t file, int64_t P) {
     size_t np = (size_t)P;
@@ -256,6 +288,7 @@ static void print_info(const char *path, hid_t file) {
 
     int64_t P = file_ranks(file);
     print_partition(file);
+    print_methods_events(file, file_ranks(file));
     if (P > 1) print_ranks(file, P);
     print_stats(file, P);
     if (H5Eclear2(H5E_DEFAULT) < 0) { /* nothing to clear */

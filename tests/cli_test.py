@@ -483,6 +483,8 @@ def group_output(group):
                        f"/stats events {st['events']} steps {st['steps']}")
             err_max = float(np.max(np.abs(f["states"][()] - heat1d_exact(f))))
             case.check(err_max <= 1e-3, f"max |x - exact| = {err_max:.3g} > 1e-3")
+        rc, out, err = case.qmol(["info", path], cwd=dd)
+        case.check(rc == 0 and "50 QSS, 50 BDF" in out, f"qmol info: rc {rc}, {out!r}")
     cases.append(case)
 
     case = Case(group, "overwrite")
