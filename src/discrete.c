@@ -328,11 +328,14 @@ static void after_handler(qss_engine *e, discrete *d, double t) {
      * restarts them likewise (ALGORITHMS.md 1.5, "flag2"). */
     for (int32_t k = 0; k < d->naffected && !e->failed; k++) {
         int32_t j = d->affected[k];
-        double before = e->xc[1][j];
-        e->method->input_changed(e, j, t);
+        double before1 = e->xc[1][j], before2 = e->xc[2][j];
+        eng_advance_x(e, j, t);
+        eng_eval_derivs(e, j, t);
         /* a handler that left f_j alone (the buck's loss pulse and its
-         * inductor) needs no new q: half the buck's requantizations */
-        if (e->xc[1][j] != before) heap_update(&e->heap, j, t);
+         * inductor) leaves x_j's trajectory and next time as they were:
+         * only the changed ones requantize, at once (their scheduled time,
+         * computed for the old x, is replaced, not recomputed) */
+        if (e->xc[1][j] != before1 || e->xc[2][j] != before2) heap_update(&e->heap, j, t);
     }
     for (int64_t c = 0; c < d->nc; c++)
         predict(e, d, c, t);
