@@ -153,21 +153,6 @@ static int apply_rule(const model *m, const char *rule, unsigned char *method, c
 
 /* ---- a file of state ids ------------------------------------------------- */
 
-/* Local id of global id g among the rows, or -1 (rows ascend by gid). */
-static int32_t local_row(const model *m, int64_t g) {
-    if (!m->gid) return g >= 0 && g < m->n ? (int32_t)g : -1;
-    int32_t lo = 0, hi = m->n - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (m->gid[mid] == g) return mid;
-        if (m->gid[mid] < g)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
-
 static int apply_file(const model *m, const char *path, unsigned char *method, char *err,
                       size_t errlen) {
     FILE *f = fopen(path, "r");
@@ -210,7 +195,7 @@ static int apply_file(const model *m, const char *path, unsigned char *method, c
                 rc = -1;
                 break;
             }
-            int32_t j = local_row(m, g);
+            int32_t j = model_row_of(m, g);
             if (j >= 0) method[j] = ASSIGN_BDF;
             count++;
             s = end;
@@ -296,7 +281,7 @@ static int apply_discontinuities(const model *m, int automatic, int depth, unsig
         }
         if (len > 0) p->crossing_row(p->data, c, ids);
         for (int k = 0; k < len; k++) {
-            int32_t j = local_row(m, ids[k]);
+            int32_t j = model_row_of(m, ids[k]);
             if (j < 0 || method[j] == ASSIGN_QSS) continue;
             if (automatic) {
                 method[j] = ASSIGN_QSS;
@@ -328,7 +313,7 @@ static int apply_discontinuities(const model *m, int automatic, int depth, unsig
         level[j] = -1;
     if (p->n_affected > 0) p->affected(p->data, aff);
     for (int64_t k = 0; k < p->n_affected; k++) {
-        int32_t j = local_row(m, aff[k]);
+        int32_t j = model_row_of(m, aff[k]);
         if (j >= 0 && level[j] < 0) level[j] = 0, queue[len++] = j;
     }
     for (int64_t c = 0; c < p->n_crossings; c++) {
@@ -337,7 +322,7 @@ static int apply_discontinuities(const model *m, int automatic, int depth, unsig
         if (!in) continue;
         if (clen > 0) p->crossing_row(p->data, c, in);
         for (int k = 0; k < clen; k++) {
-            int32_t j = local_row(m, in[k]);
+            int32_t j = model_row_of(m, in[k]);
             if (j >= 0 && level[j] < 0) level[j] = 0, queue[len++] = j;
         }
         if (in != one) free(in);

@@ -18,10 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CV_ONE_STEP makes CVODE's mxstep apply per call; a mixed run's advance is
- * one call per window. The total is capped by the drivers. */
-#define CV_MAX_STEPS 10000000L
-
 int cvk_agree(const cv_run *r, int rc, char *err, size_t errlen) {
     return r->halo ? comm_agree(r->comm, rc, err, errlen) : rc;
 }

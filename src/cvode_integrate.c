@@ -25,11 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CV_ONE_STEP makes CVODE's mxstep apply per call, so the steps are capped
- * here: at most this many between two discontinuities (or from t0 to tf
- * without any). A whole-run cap stopped buck-heatsink's 60 s at tol 1e-7 at
- * t = 43: its 3.6 million handlers each restart CVODE. */
-#define CV_MAX_STEPS 10000000L
 /* Consecutive steps that leave t unchanged before the run is declared stalled. */
 #define CV_MAX_STALLED 100
 
@@ -77,37 +72,21 @@ static int g_fn(sunrealtype t, N_Vector y, sunrealtype *gout, void *user_data) {
     return 0;
 }
 
-/* Local row of global id g among the owned rows (ascending), or -1. */
-static int32_t owned_row(const model *m, int64_t g) {
-    if (!m->gid) return g >= 0 && g < m->n ? (int32_t)g : -1;
-    int32_t lo = 0, hi = m->n - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (m->gid[mid] == g) return mid;
-        if (m->gid[mid] < g)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
-
 static int disc_setup(cvode_block *b, cv_discrete *d, char *err, size_t errlen) {
     const qmol_problem *p = b->r.p;
     memset(d, 0, sizeof *d);
+    if (discrete_check(p, err, errlen) != 0) return -1;
     d->p = p;
     d->nc = p->n_crossings;
     d->next_event = p->next_time_event ? p->next_time_event(p->data, b->o.t0) : INFINITY;
     d->comm = b->r.halo ? b->r.comm : MPI_COMM_NULL;
-    if (discrete_check(p, err, errlen) != 0) return -1;
     if (d->nc == 0) return 0;
     d->ptr = calloc((size_t)d->nc + 1, sizeof *d->ptr);
     d->roots = calloc((size_t)d->nc, sizeof *d->roots);
     d->sign = calloc((size_t)d->nc, 1);
     if (!d->ptr || !d->roots || !d->sign) goto oom;
     for (int64_t c = 0; c < d->nc; c++) {
-        int len = p->crossing_size(p->data, c);
-        d->ptr[c + 1] = d->ptr[c] + (len > 0 ? len : 0);
+        d->ptr[c + 1] = d->ptr[c] + p->crossing_size(p->data, c); /* sizes: discrete_check */
     }
     if (d->ptr[d->nc] > INT32_MAX) {
         snprintf(err, errlen, "crossing functions read %lld states in all (at most %d)",
@@ -129,7 +108,7 @@ static int disc_setup(cvode_block *b, cv_discrete *d, char *err, size_t errlen) 
             }
     }
     for (int64_t k = 0; k < d->ptr[d->nc]; k++)
-        d->owned[k] = owned_row(b->r.m, d->cols[k]);
+        d->owned[k] = model_row_of(b->r.m, d->cols[k]);
     return 0;
 oom:
     snprintf(err, errlen, "out of memory for %lld crossing functions", (long long)d->nc);

@@ -31,6 +31,13 @@
  * 7x, and on heat3d 30^3 blocks of 10000 took 23x the time of 1000. */
 #define CV_BLOCK_ROWS 1024
 
+/* CVODE's mxstep (per call) and, as CV_ONE_STEP makes it apply per call,
+ * cvode_integrate's own cap: at most this many steps between two
+ * discontinuities (or from t0 to tf without any). A whole-run cap stopped
+ * buck-heatsink's 60 s at tol 1e-7 at t = 43: its 3.6 million handlers each
+ * restart CVODE. A mixed run's advance is one call per window. */
+#define CV_MAX_STEPS 10000000L
+
 typedef struct cv_run {
     const model *m;
     const qmol_problem *p;

@@ -16,15 +16,8 @@
  * columns are searched linearly (a crossing reads few states, set-up only). */
 static int32_t column_of(const model *m, int64_t g) {
     if (!m->gid) return g >= 0 && g < m->n_cols ? (int32_t)g : -1;
-    int32_t lo = 0, hi = m->n - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (m->gid[mid] == g) return mid;
-        if (m->gid[mid] < g)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
+    int32_t row = model_row_of(m, g);
+    if (row >= 0) return row;
     for (int32_t c = m->n; c < m->n_cols; c++)
         if (m->gid[c] == g) return c;
     return -1;
@@ -48,11 +41,7 @@ int discrete_build(discrete *d, const model *m, MPI_Comm comm,
     if (d->collective) MPI_Comm_rank(comm, &d->rank);
     d->nc = p->n_crossings;
     d->handled_at = -INFINITY;
-    int64_t nc = d->nc, total = 0;
-    if (nc < 0 || nc > INT32_MAX - 1) {
-        snprintf(err, errlen, "n_crossings = %lld: must be in 0..%d", (long long)nc, INT32_MAX - 1);
-        return -1;
-    }
+    int64_t nc = d->nc, total = 0; /* nc and the sizes checked by discrete_check */
     int maxlen = 0;
     d->in_ptr = calloc((size_t)nc + 1, sizeof *d->in_ptr);
     d->sign = calloc((size_t)nc + 1, 1);
@@ -61,11 +50,6 @@ int discrete_build(discrete *d, const model *m, MPI_Comm comm,
     if (!d->in_ptr || !d->sign || !d->mine || !d->fired) goto oom;
     for (int64_t c = 0; c < nc; c++) {
         int len = p->crossing_size(p->data, c);
-        if (len < 0 || len > 1000000) {
-            snprintf(err, errlen, "crossing function %lld: %d inputs (allowed 0..1000000)",
-                     (long long)c, len);
-            return -1;
-        }
         total += len;
         d->in_ptr[c + 1] = total;
         if (len > maxlen) maxlen = len;
@@ -177,6 +161,14 @@ int discrete_check(const qmol_problem *p, char *err, size_t errlen) {
                  (long long)p->n_crossings);
         return -1;
     }
+    for (int64_t c = 0; c < p->n_crossings; c++) {
+        int len = p->crossing_size(p->data, c);
+        if (len < 0 || len > 1000000) {
+            snprintf(err, errlen, "crossing function %lld: %d inputs (allowed 0..1000000)",
+                     (long long)c, len);
+            return -1;
+        }
+    }
     if (p->next_time_event && !p->on_time_event) {
         snprintf(err, errlen, "next_time_event is set but on_time_event is NULL");
         return -1;
@@ -262,15 +254,7 @@ static signed char sign_and_next(qss_engine *e, discrete *d, int64_t c, double t
     double g0 = d->p->crossing(d->p->data, c, t, d->vals);
     *next = INFINITY;
     /* time scale of the inputs' motion: differences over a small part of it */
-    double scale = INFINITY;
-    for (int k = 0; k < len; k++) {
-        double speed = fabs(d->slopes[k]);
-        if (speed > 0.0) {
-            double ts = (fabs(d->vals[k]) + e->dq[d->in_col[d->in_ptr[c] + k]]) / speed;
-            if (ts < scale) scale = ts;
-        }
-    }
-    if (e->p->explicit_time) scale = fmin(scale, fabs(e->tf - e->o->t0) + fabs(t) + 1.0);
+    double scale = eng_time_scale(e, d->in_col + d->in_ptr[c], d->vals, d->slopes, NULL, len, t);
     if (!isfinite(scale)) return discrete_sign(g0); /* q constant: g too */
     double tau = 1e-4 * scale;
     double gp = g_along(d, c, t, tau, len), gm = g_along(d, c, t, -tau, len);

@@ -26,6 +26,7 @@
 #include "cvode_block.h"
 #include "discrete.h"
 #include "qss_engine.h"
+#include "sorted_ids.h"
 #include "wallclock.h"
 
 #include <math.h>
@@ -208,24 +209,10 @@ static int32_t block_columns(const model *m, const unsigned char *method, unsign
     return count;
 }
 
-/* Row index of global id g in a block's ascending rows. */
-static int32_t block_row(const int64_t *gid, int32_t n, int64_t g) {
-    int32_t lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (gid[mid] == g) return mid;
-        if (gid[mid] < g)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
-
 /* A handler may affect BDF rows: they restart at its time (run below). */
 static int is_bdf_state(void *ctx, int64_t gid) {
     const mixed *x = ctx;
-    return block_row(x->gid_b, x->nb, gid) >= 0;
+    return ids_find(x->gid_b, x->nb, gid) >= 0;
 }
 
 /* The couplings: which columns of each block are rows of the other, the BDF
@@ -256,11 +243,11 @@ static int build_coupling(mixed *x) {
         !x->bdf_readers || !x->y0 || !x->ydot || !x->vals || !x->abstol_b)
         return -1;
     for (int32_t c = 0; c < ng; c++)
-        x->ghost_b[c] = block_row(x->gid_b, x->nb, x->gid_q[x->nq + c]);
+        x->ghost_b[c] = ids_find(x->gid_b, x->nb, x->gid_q[x->nq + c]);
     for (int32_t j = 0; j < x->nq; j++)
         x->input_of[j] = -1;
     for (int32_t k = 0; k < x->ninputs; k++) {
-        int32_t i = block_row(x->gid_q, x->nq, x->gid_b[x->nb + k]);
+        int32_t i = ids_find(x->gid_q, x->nq, x->gid_b[x->nb + k]);
         x->input_q[k] = i;
         x->input_of[i] = k;
         x->watched[i] = WATCH_BDF;

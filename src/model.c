@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+int32_t model_row_of(const model *m, int64_t g) {
+    if (!m->gid) return g >= 0 && g < m->n ? (int32_t)g : -1;
+    return ids_find(m->gid, m->n, g);
+}
+
 void model_free(model *m) {
     free(m->row_ptr);
     free(m->row_col);

@@ -44,6 +44,9 @@ int model_build_local(model *m, const qmol_problem *p, const int64_t *gid, int32
                       int32_t n_cols, char *err, size_t errlen);
 void model_free(model *m);
 
+/* Local row of global id g among the rows (ascending ids), or -1. */
+int32_t model_row_of(const model *m, int64_t g);
+
 /* Global id of local state j. */
 static inline int64_t model_gid(const model *m, int32_t j) {
     return m->gid ? m->gid[j] : (int64_t)j;

@@ -127,19 +127,19 @@ static double rhs_along(qss_engine *e, int32_t j, double t, double tau, int len)
 
 /* Time scale over which row j's inputs change by their own size: the finite
  * difference steps are fractions of it. */
-static double input_time_scale(const qss_engine *e, int32_t j, int len, double t) {
-    const int32_t *cols = e->m->row_col + e->m->row_ptr[j];
+double eng_time_scale(const qss_engine *e, const int32_t *cols, const double *vals,
+                      const double *slopes, const double *curv, int len, double t) {
     double scale = INFINITY;
     for (int k = 0; k < len; k++) {
-        double speed = fabs(e->slopes[k]);
+        double speed = fabs(slopes[k]);
         if (speed > 0.0) {
-            double ts = (fabs(e->vals[k]) + e->dq[cols[k]]) / speed;
+            double ts = (fabs(vals[k]) + e->dq[cols[k]]) / speed;
             /* third order: also the time q's slope takes to change by its own
              * size; an input at 0 with a small quantum otherwise gives steps
              * so short that rounding swamps the second difference (pulse, x =
              * 0, tol = abstol = 1e-4: QSS3 never left its first polynomial) */
-            if (e->order >= 3 && e->curv[k] != 0.0) {
-                double bend = speed / (2.0 * fabs(e->curv[k]));
+            if (curv && curv[k] != 0.0) {
+                double bend = speed / (2.0 * fabs(curv[k]));
                 if (bend > ts) ts = bend;
             }
             if (ts < scale) scale = ts;
@@ -201,7 +201,8 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
         store_estimates(e, j, len);
         return;
     }
-    double scale = input_time_scale(e, j, len, t);
+    double scale = eng_time_scale(e, e->m->row_col + e->m->row_ptr[j], e->vals, e->slopes,
+                                  e->order >= 3 ? e->curv : NULL, len, t);
     if (!isfinite(scale)) return; /* inputs constant in time: f is constant */
     double tau = (e->order == 2 ? 6e-6 : 1e-4) * scale;
     double fp = rhs_along(e, j, t, tau, len);

@@ -120,6 +120,11 @@ void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, d
 void eng_eval_derivs(qss_engine *e, int32_t j, double t);
 /* Evaluates row j's Jacobian at q(t) into e->dfdv (analytic only). */
 void eng_eval_jac_row(qss_engine *e, int32_t j, double t);
+/* Time scale over which the inputs cols[0 .. len) (values, slopes, and
+ * half curvatures or NULL, gathered at t) change by their own size plus a
+ * quantum: finite-difference steps along q are fractions of it. */
+double eng_time_scale(const qss_engine *e, const int32_t *cols, const double *vals,
+                      const double *slopes, const double *curv, int len, double t);
 /* Quantum of state i at value x: max(reltol |x|, abstol * scale_i). */
 double eng_quantum(const qss_engine *e, int32_t i, double x);
 /* Sets dq_i from the current x value. */

@@ -183,6 +183,19 @@ static double g_zero(const void *data, int64_t c, double t, const double *vals) 
     return 0.0;
 }
 
+static int size_minus_one(const void *data, int64_t c) {
+    (void)data, (void)c;
+    return -1;
+}
+
+static void on_any(void *data, int64_t c, int direction, double t) {
+    (void)data, (void)c, (void)direction, (void)t;
+}
+
+static void row_none(const void *data, int64_t c, int64_t *cols) {
+    (void)data, (void)c, (void)cols;
+}
+
 static double never(const void *data, double t) {
     (void)data, (void)t;
     return INFINITY;
@@ -202,6 +215,12 @@ static void bad_discontinuity_fields(void **state) {
     p.crossing = g_zero;
     assert_int_equal(discrete_check(&p, err, sizeof err), -1);
     assert_non_null(strstr(err, "on_crossing"));
+    p.crossing_size = size_minus_one;
+    p.crossing_row = row_none;
+    p.on_crossing = on_any;
+    assert_int_equal(discrete_check(&p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "crossing function 0: -1 inputs"));
+    p.crossing_size = NULL;
     p.n_crossings = 0;
     p.next_time_event = never;
     assert_int_equal(discrete_check(&p, err, sizeof err), -1);
