@@ -275,6 +275,15 @@ const qss_method *qss_method_of(method_id m) {
     return m >= 0 && m < METHOD_COUNT ? method_table[m] : NULL;
 }
 
+/* Counts events at the same time; returns 1 when more than `limit` ran
+ * without time advancing (the caller fails the run with its own words). */
+static int stalled(double t, double *last_t, uint64_t *same_time, uint64_t limit) {
+    if (t == *last_t) return ++*same_time > limit;
+    *same_time = 0;
+    *last_t = t;
+    return 0;
+}
+
 void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *last_t,
                     uint64_t *same_time) {
     const integrator_options *o = e->o;
@@ -294,16 +303,11 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
                 break;
             }
             discrete_event(e, td);
-            if (td == *last_t) {
-                if (++*same_time > stall_limit)
-                    eng_fail(e,
-                             "discontinuity handlers made no progress at t=%.17g: %llu events "
-                             "without time advancing (chattering crossing functions?)",
-                             td, (unsigned long long)*same_time);
-            } else {
-                *same_time = 0;
-                *last_t = td;
-            }
+            if (stalled(td, last_t, same_time, stall_limit))
+                eng_fail(e,
+                         "discontinuity handlers made no progress at t=%.17g: %llu events "
+                         "without time advancing (chattering crossing functions?)",
+                         td, (unsigned long long)*same_time);
             continue;
         }
         if (e->failed || !(t < e->window_end)) break;
@@ -312,17 +316,12 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         e->stats->events++;
         if (watch) watch_event(watch, e, i, t);
         if (o->trace) o->trace(o->trace_ctx, t, i, e->qc[0]);
-        if (t == *last_t) {
-            if (++*same_time > stall_limit)
-                eng_fail(e,
-                         "%s made no progress at t=%.17g: %llu events without time advancing "
-                         "(last state %lld); try a larger tolerance or another method",
-                         e->method->name, t, (unsigned long long)*same_time,
-                         (long long)model_gid(e->m, i));
-        } else {
-            *same_time = 0;
-            *last_t = t;
-        }
+        if (stalled(t, last_t, same_time, stall_limit))
+            eng_fail(e,
+                     "%s made no progress at t=%.17g: %llu events without time advancing "
+                     "(last state %lld); try a larger tolerance or another method",
+                     e->method->name, t, (unsigned long long)*same_time,
+                     (long long)model_gid(e->m, i));
     }
 }
 
