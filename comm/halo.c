@@ -281,6 +281,100 @@ fail:
     return -1;
 }
 
+/* Collective over h->comm: per send-list position, whether its reader keeps
+ * that ghost (keep[n_owned + g] there), or NULL on every rank when one is
+ * out of memory. */
+static unsigned char *wanted_slots(const halo_plan *h, const unsigned char *keep) {
+    int P = h->size, *scount = calloc((size_t)P, sizeof(int)),
+        *sdispl = calloc((size_t)P, sizeof(int));
+    int *rcount = calloc((size_t)P, sizeof(int)), *rdispl = calloc((size_t)P, sizeof(int));
+    int32_t total = h->send_ptr[h->ndests];
+    unsigned char *wanted = malloc((size_t)total + 1);
+    int ok =
+        comm_agree(h->comm, scount && sdispl && rcount && rdispl && wanted ? 0 : -1, NULL, 0) == 0;
+    if (ok) {
+        for (int s = 0; s < h->nsources; s++) {
+            scount[h->source[s]] = h->recv_ptr[s + 1] - h->recv_ptr[s];
+            sdispl[h->source[s]] = h->recv_ptr[s];
+        }
+        for (int d = 0; d < h->ndests; d++) {
+            rcount[h->dest[d]] = h->send_ptr[d + 1] - h->send_ptr[d];
+            rdispl[h->dest[d]] = h->send_ptr[d];
+        }
+    }
+    if (ok)
+        MPI_Alltoallv(keep + h->n_owned, scount, sdispl, MPI_UNSIGNED_CHAR, wanted, rcount, rdispl,
+                      MPI_UNSIGNED_CHAR, h->comm);
+    free(scount), free(sdispl), free(rcount), free(rdispl);
+    if (!ok) free(wanted);
+    return ok ? wanted : NULL;
+}
+
+int halo_subset(halo_plan *sub, const halo_plan *full, const unsigned char *keep) {
+    memset(sub, 0, sizeof *sub);
+    sub->graph = MPI_COMM_NULL;
+    sub->comm = full->comm;
+    sub->rank = full->rank;
+    sub->size = full->size;
+    sub->n_global = full->n_global;
+    int32_t nl = full->n_owned + full->n_ghost, total = full->send_ptr[full->ndests];
+    int32_t *local = malloc(((size_t)nl + 1) * sizeof *local); /* full -> sub, or -1 */
+    int ns = full->nsources ? full->nsources : 1, nd = full->ndests ? full->ndests : 1;
+    sub->gid = malloc(((size_t)nl + 1) * sizeof *sub->gid);
+    sub->source = malloc((size_t)ns * sizeof *sub->source);
+    sub->dest = malloc((size_t)nd * sizeof *sub->dest);
+    sub->recv_ptr = malloc(((size_t)ns + 1) * sizeof *sub->recv_ptr);
+    sub->send_ptr = malloc(((size_t)nd + 1) * sizeof *sub->send_ptr);
+    sub->send_idx = malloc(((size_t)total + 1) * sizeof *sub->send_idx);
+    sub->send_buf = malloc(((size_t)total + 1) * sizeof *sub->send_buf);
+    int rc = local && sub->gid && sub->source && sub->dest && sub->recv_ptr && sub->send_ptr &&
+                     sub->send_idx && sub->send_buf
+                 ? 0
+                 : -1;
+    /* what each reader keeps of what it receives: the owner sends those */
+    unsigned char *wanted = wanted_slots(full, keep);
+    if (!wanted) rc = -1;
+    if (rc == 0) {
+        int32_t count = 0;
+        for (int32_t k = 0; k < nl; k++) {
+            if (k == full->n_owned) sub->n_owned = count;
+            local[k] = keep[k] ? count : -1;
+            if (keep[k]) sub->gid[count++] = full->gid[k];
+        }
+        if (full->n_ghost == 0) sub->n_owned = count;
+        sub->n_ghost = count - sub->n_owned;
+        /* the same neighbours, with what is kept of each message */
+        sub->nsources = full->nsources;
+        sub->ndests = full->ndests;
+        sub->recv_ptr[0] = sub->send_ptr[0] = 0;
+        for (int s = 0; s < full->nsources; s++) {
+            sub->source[s] = full->source[s];
+            int32_t kept = 0;
+            for (int32_t g = full->recv_ptr[s]; g < full->recv_ptr[s + 1]; g++)
+                kept += keep[full->n_owned + g] != 0;
+            sub->recv_ptr[s + 1] = sub->recv_ptr[s] + kept;
+        }
+        int32_t out = 0;
+        for (int d = 0; d < full->ndests; d++) {
+            sub->dest[d] = full->dest[d];
+            for (int32_t p = full->send_ptr[d]; p < full->send_ptr[d + 1]; p++)
+                if (wanted[p]) sub->send_idx[out++] = local[full->send_idx[p]];
+            sub->send_ptr[d + 1] = out;
+        }
+        if (index_readers(sub) || make_graph(sub)) rc = -1;
+    }
+    free(local), free(wanted);
+    if (comm_agree(full->comm, rc, NULL, 0)) {
+        halo_free(sub);
+        return -1;
+    }
+    sub->edge_entries = full->edge_entries;
+    MPI_Dist_graph_create_adjacent(sub->comm, sub->nsources, sub->source, sub->recv_count,
+                                   sub->ndests, sub->dest, sub->send_count, MPI_INFO_NULL, 0,
+                                   &sub->graph);
+    return 0;
+}
+
 void halo_exchange(halo_plan *h, double *local) {
     int32_t total = h->send_ptr ? h->send_ptr[h->ndests] : 0;
     for (int32_t p = 0; p < total; p++)

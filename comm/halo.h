@@ -51,6 +51,13 @@ void halo_free(halo_plan *h);
  * owners' current local values. */
 void halo_exchange(halo_plan *h, double *local);
 
+/* Collective over full->comm: the plan of the states with keep[k] set (k a
+ * local index of full, owned or ghost): a rank receives the ghosts it keeps
+ * (their owners must keep them too), and an owner sends them. Local
+ * numbering: the kept owned states, then the kept ghosts, each in full's
+ * order. Returns 0, or -1 (out of memory, agreed). */
+int halo_subset(halo_plan *sub, const halo_plan *full, const unsigned char *keep);
+
 /* Number of owned states read by another rank. */
 int32_t halo_boundary_count(const halo_plan *h);
 

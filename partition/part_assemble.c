@@ -84,7 +84,7 @@ static int build_csr(part_graph *g, const int64_t *recs, int64_t nrec) {
     return 0;
 }
 
-int part_graph_assemble(MPI_Comm comm, int64_t n, const int64_t *edges, int64_t nedges,
+int part_graph_assemble(MPI_Comm comm, int64_t n, int ncon, const int64_t *edges, int64_t nedges,
                         const int64_t *verts, int64_t nverts, part_graph *g, char *err,
                         size_t errlen) {
     int P, rank;
@@ -94,23 +94,27 @@ int part_graph_assemble(MPI_Comm comm, int64_t n, const int64_t *edges, int64_t 
     g->n = n;
     g->first = dir_first(n, P, rank);
     g->count = dir_first(n, P, rank + 1) - g->first;
+    g->ncon = ncon;
     int64_t *recs, nrec;
     if (part_exchange_records(comm, n, 3, edges, nedges, &recs, &nrec, err, errlen)) return -1;
     int rc = build_csr(g, recs, nrec);
     free(recs);
-    g->vwgt = calloc((size_t)(g->count ? g->count : 1), sizeof *g->vwgt);
+    g->vwgt = calloc((size_t)(g->count ? g->count : 1) * (size_t)ncon, sizeof *g->vwgt);
     if (rc || !g->vwgt) {
         snprintf(err, errlen, "out of memory building a graph of %lld vertices on rank %d",
                  (long long)g->count, rank);
         rc = -1;
     }
     if (comm_agree(comm, rc, err, errlen) ||
-        part_exchange_records(comm, n, 2, verts, nverts, &recs, &nrec, err, errlen)) {
+        part_exchange_records(comm, n, 1 + ncon, verts, nverts, &recs, &nrec, err, errlen)) {
         part_graph_free(g);
         return -1;
     }
-    for (int64_t k = 0; k < nrec; k++)
-        g->vwgt[recs[2 * k] - g->first] += recs[2 * k + 1];
+    for (int64_t k = 0; k < nrec; k++) {
+        const int64_t *r = recs + (1 + ncon) * k;
+        for (int c = 0; c < ncon; c++)
+            g->vwgt[(r[0] - g->first) * ncon + c] += r[1 + c];
+    }
     free(recs);
     return 0;
 }

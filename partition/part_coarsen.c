@@ -65,11 +65,29 @@ int64_t part_coarse_of(const part_coarse_map *m, int64_t id) {
     return m->grid ? part_grid_box(&m->g, m->parts, id) : id / m->block;
 }
 
+/* Adds the weights of fine vertex u to super-vertex cu's record (cu, w_0, ..,
+ * w_{ncon-1}): the last record when it is cu's (a run of ids in one
+ * super-vertex), else a new one. */
+static void add_vertex_record(const part_graph *fine, int64_t u, int64_t cu, int64_t *verts,
+                              int64_t *nv) {
+    int ncon = fine->ncon;
+    int64_t *rec = *nv > 0 ? verts + (*nv - 1) * (1 + ncon) : NULL;
+    if (!rec || rec[0] != cu) {
+        rec = verts + (*nv)++ * (1 + ncon);
+        rec[0] = cu;
+        for (int c = 0; c < ncon; c++)
+            rec[1 + c] = 0;
+    }
+    for (int c = 0; c < ncon; c++)
+        rec[1 + c] += fine->vwgt[u * ncon + c];
+}
+
 int part_coarsen(const part_graph *fine, const part_coarse_map *m, MPI_Comm comm,
                  part_graph *coarse, char *err, size_t errlen) {
     int64_t nadj = fine->xadj[fine->count];
     int64_t *edges = malloc((size_t)(nadj ? nadj : 1) * 3 * sizeof *edges);
-    int64_t *verts = malloc((size_t)(fine->count ? fine->count : 1) * 2 * sizeof *verts);
+    int64_t *verts =
+        malloc((size_t)(fine->count ? fine->count : 1) * (size_t)(1 + fine->ncon) * sizeof *verts);
     int rc = 0;
     if (!edges || !verts) {
         snprintf(err, errlen, "out of memory coarsening a graph of %lld vertices",
@@ -85,12 +103,7 @@ int part_coarsen(const part_graph *fine, const part_coarse_map *m, MPI_Comm comm
     int64_t ne = 0, nv = 0;
     for (int64_t u = 0; u < fine->count; u++) {
         int64_t cu = part_coarse_of(m, fine->first + u);
-        if (nv > 0 && verts[2 * (nv - 1)] == cu) {
-            verts[2 * (nv - 1) + 1] += fine->vwgt[u];
-        } else {
-            verts[2 * nv] = cu, verts[2 * nv + 1] = fine->vwgt[u];
-            nv++;
-        }
+        add_vertex_record(fine, u, cu, verts, &nv);
         for (int64_t k = fine->xadj[u]; k < fine->xadj[u + 1]; k++) {
             int64_t cv = part_coarse_of(m, fine->adj[k]), w = fine->ewgt ? fine->ewgt[k] : 1;
             if (cv == cu) continue;
@@ -102,7 +115,7 @@ int part_coarsen(const part_graph *fine, const part_coarse_map *m, MPI_Comm comm
             }
         }
     }
-    rc = part_graph_assemble(comm, m->nc, edges, ne, verts, nv, coarse, err, errlen);
+    rc = part_graph_assemble(comm, m->nc, fine->ncon, edges, ne, verts, nv, coarse, err, errlen);
     free(edges), free(verts);
     return rc;
 }

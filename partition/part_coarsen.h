@@ -8,8 +8,9 @@
  *     from the dimension with the thinnest slabs while the product exceeds
  *     target, and added to the one with the thickest slabs while it fits.
  *   other problems: blocks of ceil(n / target) consecutive ids.
- * The coarse graph sums the vertex weights of each super-vertex, and joins two
- * super-vertices with the number (total weight) of fine edges between them.
+ * The coarse graph sums the vertex weights of each super-vertex (each
+ * constraint separately), and joins two super-vertices with the number (total
+ * weight) of fine edges between them.
  */
 #ifndef QMOL_PART_COARSEN_H
 #define QMOL_PART_COARSEN_H

@@ -135,7 +135,32 @@ static int fill_lists(const qmol_problem *p, part_graph *g, int64_t *cols, int64
     return 0;
 }
 
-int part_graph_of_problem(const qmol_problem *p, int weight_by_row, MPI_Comm comm, part_graph *g,
+/* g->vwgt (see part_graph_of_problem); -1 with err on a class other than 0
+ * or 1. */
+static int set_vertex_weights(const qmol_problem *p, int weight_by_row,
+                              const unsigned char *vertex_class, part_graph *g, char *err,
+                              size_t errlen) {
+    for (int64_t u = 0; u < g->count; u++) {
+        int size = weight_by_row ? p->row_size(p->data, g->first + u) : 1;
+        int64_t w = size > 1 ? size : 1;
+        if (!vertex_class) {
+            g->vwgt[u] = w;
+            continue;
+        }
+        int c = vertex_class[u];
+        if (c > 1) {
+            snprintf(err, errlen, "state %lld has vertex class %d: the classes are 0 and 1",
+                     (long long)(g->first + u), c);
+            return -1;
+        }
+        g->vwgt[2 * u + c] = w;
+        g->vwgt[2 * u + 1 - c] = 0;
+    }
+    return 0;
+}
+
+int part_graph_of_problem(const qmol_problem *p, int weight_by_row,
+                          const unsigned char *vertex_class, MPI_Comm comm, part_graph *g,
                           char *err, size_t errlen) {
     int P, rank;
     MPI_Comm_size(comm, &P);
@@ -144,6 +169,7 @@ int part_graph_of_problem(const qmol_problem *p, int weight_by_row, MPI_Comm com
     g->n = p->n;
     g->first = dir_first(p->n, P, rank);
     g->count = dir_first(p->n, P, rank + 1) - g->first;
+    g->ncon = vertex_class ? 2 : 1;
     int maxrow = 0, rc = 0;
     for (int64_t u = 0; u < g->count; u++) {
         int s = p->row_size(p->data, g->first + u);
@@ -151,7 +177,7 @@ int part_graph_of_problem(const qmol_problem *p, int weight_by_row, MPI_Comm com
     }
     int64_t *cols = malloc((size_t)(maxrow ? maxrow : 1) * sizeof *cols);
     int64_t *deg = calloc((size_t)(g->count ? g->count : 1), sizeof *deg);
-    g->vwgt = malloc((size_t)(g->count ? g->count : 1) * sizeof *g->vwgt);
+    g->vwgt = malloc((size_t)(g->count ? g->count : 1) * (size_t)g->ncon * sizeof *g->vwgt);
     row_scan s = {0};
     if (!cols || !deg || !g->vwgt) {
         snprintf(err, errlen, "out of memory for the dependency graph of %lld states",
@@ -159,6 +185,7 @@ int part_graph_of_problem(const qmol_problem *p, int weight_by_row, MPI_Comm com
         rc = -1;
     } else {
         rc = scan_rows(p, g, cols, deg, &s, NULL, err, errlen);
+        if (rc == 0) rc = set_vertex_weights(p, weight_by_row, vertex_class, g, err, errlen);
     }
     int64_t *recv = NULL, nrecv = 0;
     if (comm_agree(comm, rc, err, errlen) ||
@@ -174,10 +201,6 @@ int part_graph_of_problem(const qmol_problem *p, int weight_by_row, MPI_Comm com
     if (rc) {
         part_graph_free(g);
         return -1;
-    }
-    for (int64_t u = 0; u < g->count; u++) {
-        int size = weight_by_row ? p->row_size(p->data, g->first + u) : 1;
-        g->vwgt[u] = size > 1 ? size : 1;
     }
     return 0;
 }

@@ -29,26 +29,50 @@ static int remote_owners(const part_graph *g, const int32_t *owner, MPI_Comm com
     return rc;
 }
 
-int part_quality(const part_graph *g, const int32_t *owner, MPI_Comm comm, int64_t *edge_cut,
-                 double *imbalance, int64_t *counts, char *err, size_t errlen) {
+/* The largest of the P values w[r stride] over their mean; 0 when they total
+ * 0. */
+static double max_over_mean(const int64_t *w, int P, int stride) {
+    int64_t total = 0, most = 0;
+    for (int r = 0; r < P; r++) {
+        total += w[r * stride];
+        most = w[r * stride] > most ? w[r * stride] : most;
+    }
+    return total > 0 ? (double)most * P / (double)total : 0.0;
+}
+
+/* weight[3 r]: rank r's owned vertex weight; weight[3 r + 1 + c]: that of
+ * constraint c when g has two. -1 with err on an owner outside [0, P). */
+static int owned_weights(const part_graph *g, const int32_t *owner, int P, int64_t *weight,
+                         int64_t *counts, char *err, size_t errlen) {
+    for (int64_t u = 0; u < g->count; u++) {
+        int32_t o = owner[u];
+        if (o < 0 || o >= P) {
+            snprintf(err, errlen, "state %lld has owner %d, outside [0, %d)",
+                     (long long)(g->first + u), (int)o, P);
+            return -1;
+        }
+        counts[o]++;
+        for (int c = 0; c < g->ncon; c++) {
+            int64_t w = g->vwgt[u * g->ncon + c];
+            weight[3 * o] += w;
+            if (g->ncon == 2) weight[3 * o + 1 + c] += w;
+        }
+    }
+    return 0;
+}
+
+int part_quality(const part_graph *g, const int32_t *owner, MPI_Comm comm, partition_report *rep,
+                 int64_t *counts, char *err, size_t errlen) {
     int P, rc = 0;
     MPI_Comm_size(comm, &P);
-    int64_t *weight = calloc((size_t)P, sizeof *weight);
+    int64_t *weight = calloc((size_t)P * 3, sizeof *weight);
+    for (int r = 0; r < P; r++)
+        counts[r] = 0;
     if (!weight) {
         snprintf(err, errlen, "out of memory measuring the partition");
         rc = -1;
-    }
-    for (int r = 0; r < P; r++)
-        counts[r] = 0;
-    for (int64_t u = 0; rc == 0 && u < g->count; u++) {
-        if (owner[u] < 0 || owner[u] >= P) {
-            snprintf(err, errlen, "state %lld has owner %d, outside [0, %d)",
-                     (long long)(g->first + u), (int)owner[u], P);
-            rc = -1;
-        } else {
-            counts[owner[u]]++;
-            weight[owner[u]] += g->vwgt[u];
-        }
+    } else {
+        rc = owned_weights(g, owner, P, weight, counts, err, errlen);
     }
     int32_t *far = NULL;
     if (comm_agree(comm, rc, err, errlen) || remote_owners(g, owner, comm, &far, err, errlen)) {
@@ -64,15 +88,12 @@ int part_quality(const part_graph *g, const int32_t *owner, MPI_Comm comm, int64
         }
     MPI_Allreduce(MPI_IN_PLACE, &cut, 1, MPI_INT64_T, MPI_SUM, comm);
     MPI_Allreduce(MPI_IN_PLACE, counts, P, MPI_INT64_T, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, weight, P, MPI_INT64_T, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, weight, 3 * P, MPI_INT64_T, MPI_SUM, comm);
     /* each undirected edge was seen from both ends */
-    *edge_cut = cut / 2;
-    int64_t total = 0, most = 0;
-    for (int r = 0; r < P; r++) {
-        total += weight[r];
-        most = weight[r] > most ? weight[r] : most;
-    }
-    *imbalance = total > 0 ? (double)most * P / (double)total : 1.0;
+    rep->edge_cut = cut / 2;
+    rep->imbalance = max_over_mean(weight, P, 3);
+    for (int c = 0; c < 2; c++)
+        rep->class_imbalance[c] = max_over_mean(weight + 1 + c, P, 3);
     free(weight), free(far);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "part_block.h"
 #include "part_coarsen.h"
 #include "part_file.h"
+#include "part_gather.h"
 #include "part_graph.h"
 #include "part_metis.h"
 #include "part_quality.h"
@@ -151,14 +152,16 @@ static int owners_and_quality(const qmol_problem *p, const partition_options *o,
     else
         rc = metis_owners(p, o, g, comm, owner, rep, err, errlen);
     if (rc < 0) return -1;
-    if (rc == 0 &&
-        part_quality(g, owner, comm, &rep->edge_cut, &rep->imbalance, counts, err, errlen))
-        return -1;
+    if (rc == 0 && o->gather_discrete && o->kind != PARTITION_FILE) {
+        int moved = part_gather_discrete(p, g, o->gather_hops, comm, owner, err, errlen);
+        if (moved < 0) return -1;
+        rep->gathered = moved;
+    }
+    if (rc == 0 && part_quality(g, owner, comm, rep, counts, err, errlen)) return -1;
     if (o->kind == PARTITION_METIS && (rc == 1 || empty_rank(counts, P) >= 0)) {
         part_block_owners(p, comm, NULL, owner, rep->boxes, err, errlen);
         rep->fallback = 1;
-        if (part_quality(g, owner, comm, &rep->edge_cut, &rep->imbalance, counts, err, errlen))
-            return -1;
+        if (part_quality(g, owner, comm, rep, counts, err, errlen)) return -1;
     }
     int empty = empty_rank(counts, P);
     if (empty < 0) return 0;
@@ -178,7 +181,8 @@ int partition_compute(const qmol_problem *p, const partition_options *o, MPI_Com
     memset(rep, 0, sizeof *rep);
     if (comm_agree(comm, check_request(p, o, P, err, errlen), err, errlen)) return -1;
     part_graph g;
-    if (part_graph_of_problem(p, o->weight_by_row, comm, &g, err, errlen)) return -1;
+    if (part_graph_of_problem(p, o->weight_by_row, o->vertex_class, comm, &g, err, errlen))
+        return -1;
     int64_t *counts = malloc((size_t)P * sizeof *counts);
     int rc = counts ? 0 : -1;
     if (rc) snprintf(err, errlen, "out of memory for %d rank counts", P);

@@ -11,7 +11,11 @@
  *          shared by all ranks instead of sweeping one rank after another. Above
  *          coarsen_above states METIS partitions a coarsened graph whose
  *          super-vertices are boxes of grid cells (grid problems) or blocks of
- *          ids, at most max(min(coarsen_above, 2^30) / 4, P) of them.
+ *          ids, at most max(min(coarsen_above, 2^30) / 4, P) of them. With
+ *          vertex_class (mixed runs: QSS and BDF states) METIS balances the
+ *          weight of each class separately (two constraints, summed by
+ *          super-vertex when coarsened), so no rank gets all of one class's
+ *          work; with all states in one class, the same as without.
  *   block  grid problems: a Cartesian split of the grid into px x py x pz
  *          near-equal boxes, the factorization of P with the smallest cut
  *          surface, or the one given as "block:PXxPY[xPZ]"; other problems:
@@ -48,26 +52,39 @@ typedef struct partition_options {
                               all 0: the split with the smallest cut surface */
     int pieces_per_rank;   /* PARTITION_METIS: METIS cuts K P pieces, dealt K to each rank
                               (0 means 1) */
+    const unsigned char *vertex_class; /* NULL, or for each state of this rank's directory
+                              block (ids dir_first(n, P, rank) + k) its class, 0 or 1: METIS
+                              then balances the vertex weight of each class separately (two
+                              constraints; mixed runs: QSS and BDF work). Ignored by block
+                              and file partitions. */
+    int gather_discrete; /* metis, block: the states of the problem's discontinuities, and
+                            their neighbours up to gather_hops edges away, go to one rank
+                            when few (part_gather.h) */
+    int gather_hops;
 } partition_options;
 
 typedef struct partition_report {
-    int64_t edge_cut;        /* undirected edges of the symmetrized graph whose ends have
-                                different owners */
-    double imbalance;        /* max over ranks of owned vertex weight / mean */
-    int coarsened;           /* 1 when METIS ran on a coarsened graph */
-    int64_t coarse_vertices; /* vertices of that graph (0 when not coarsened) */
-    double wall_seconds;     /* slowest rank */
-    int fallback;            /* 1: the block partition replaced a METIS result with an empty
-                                part, or no box split of the grid fits and block used ids */
-    int boxes[3];            /* block on a grid: ranks per dimension (px, py, pz); else 0 */
-    int pieces;              /* METIS: the pieces cut (K P, fewer on tiny graphs); else 0 */
+    int64_t edge_cut;          /* undirected edges of the symmetrized graph whose ends have
+                                  different owners */
+    double imbalance;          /* max over ranks of owned vertex weight / mean */
+    double class_imbalance[2]; /* with vertex_class: max over ranks of the class's owned
+                                  weight / its mean (0 for a class with no weight); else
+                                  both 0 */
+    int coarsened;             /* 1 when METIS ran on a coarsened graph */
+    int64_t coarse_vertices;   /* vertices of that graph (0 when not coarsened) */
+    double wall_seconds;       /* slowest rank */
+    int fallback;              /* 1: the block partition replaced a METIS result with an empty
+                                  part, or no box split of the grid fits and block used ids */
+    int boxes[3];              /* block on a grid: ranks per dimension (px, py, pz); else 0 */
+    int pieces;                /* METIS: the pieces cut (K P, fewer on tiny graphs); else 0 */
+    int gathered;              /* 1: the discontinuity states were moved to one rank */
 } partition_report;
 
 /* Collective over comm. Fills owner_block[k] = owner rank of state
  * dir_first(n, P, rank) + k for this rank's directory block (the caller
  * allocates dir_first(n, P, rank + 1) - dir_first(n, P, rank) entries).
  * Returns 0, or -1 with a one-line message in err, the same verdict and
- * message on every rank. */
+ * message on every rank (also for a vertex_class entry other than 0 or 1). */
 int partition_compute(const qmol_problem *p, const partition_options *o, MPI_Comm comm,
                       int32_t *owner_block, partition_report *rep, char *err, size_t errlen);
 

@@ -1,6 +1,8 @@
 /* assign.c: the per-state QSS/BDF assignment of a mixed run (assign.h). */
 #include "assign.h"
 
+#include "halo.h"
+
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -262,8 +264,55 @@ static int apply_auto(const model *m, const assign_options *a, unsigned char *me
  * auto: they, the affected states and their dependents up to `depth` hops
  * go there (the thesis's rule; the public QSS Solver bounds it the same way,
  * BDFPartitionDepth); manual: a crossing input on BDF is an error. */
-static int apply_discontinuities(const model *m, int automatic, int depth, unsigned char *method,
-                                 char *err, size_t errlen) {
+/* One search from the seeds (ascending level) over the dependents, level by
+ * level up to `depth`: a state is reached at most once per call, at the
+ * lowest level it can get (cur and next: n_cols each). */
+static void spread_round(const model *m, int depth, int32_t *level, const int32_t *seeds,
+                         int32_t nseeds, int32_t *cur, int32_t *next) {
+    int32_t si = 0, ncur = 0;
+    for (int32_t lev = nseeds ? level[seeds[0]] : depth; lev < depth; lev++) {
+        while (si < nseeds && level[seeds[si]] == lev)
+            cur[ncur++] = seeds[si++];
+        int32_t nnext = 0;
+        for (int32_t q = 0; q < ncur; q++) {
+            int32_t s = cur[q];
+            for (int64_t d = m->dep_ptr[s]; d < m->dep_ptr[s + 1]; d++) {
+                int32_t j = m->dep_row[d];
+                if (level[j] < 0 || level[j] > lev + 1) level[j] = lev + 1, next[nnext++] = j;
+            }
+        }
+        memcpy(cur, next, (size_t)nnext * sizeof *cur);
+        ncur = nnext;
+        if (!ncur && si == nseeds) break;
+    }
+}
+
+/* level[k] = hops from the nearest seed (level 0) over the dependents, up to
+ * `depth`, else -1. On several ranks the levels of the states other ranks
+ * read are exchanged (as doubles, over the layout's n_cols) and the search
+ * goes on from the improved ghosts until no rank changes (collective). */
+static void spread_levels(const model *m, halo_plan *halo, int depth, int32_t *level,
+                          int32_t *seeds, int32_t nseeds, int32_t *cur, int32_t *next,
+                          double *hops) {
+    for (;;) {
+        spread_round(m, depth, level, seeds, nseeds, cur, next);
+        if (!halo) return;
+        for (int32_t j = 0; j < m->n_cols; j++)
+            hops[j] = level[j];
+        halo_exchange(halo, hops);
+        nseeds = 0; /* improved ghosts, by level (counting sort) */
+        for (int32_t lev = 0; lev <= depth; lev++)
+            for (int32_t g = m->n; g < m->n_cols; g++)
+                if ((int32_t)hops[g] == lev && (level[g] < 0 || lev < level[g]))
+                    level[g] = lev, seeds[nseeds++] = g;
+        int more = nseeds > 0;
+        MPI_Allreduce(MPI_IN_PLACE, &more, 1, MPI_INT, MPI_MAX, halo->comm);
+        if (!more) return;
+    }
+}
+
+static int apply_discontinuities(const model *m, halo_plan *halo, int automatic, int depth,
+                                 unsigned char *method, char *err, size_t errlen) {
     const qmol_problem *p = m->problem;
     int64_t *ids = NULL;
     int cap = 0, rc = 0;
@@ -300,16 +349,18 @@ static int apply_discontinuities(const model *m, int automatic, int depth, unsig
     if (rc || !automatic) return rc;
     /* seeds: the crossing inputs (QSS by now) and the affected states, then
      * their dependents up to `depth` hops, breadth first */
-    int32_t *level = malloc(((size_t)m->n + 1) * sizeof *level);
-    int32_t *queue = malloc(((size_t)m->n + 1) * sizeof *queue);
+    size_t nl = (size_t)m->n_cols + 1;
+    int32_t *level = malloc(nl * sizeof *level), *queue = malloc(nl * sizeof *queue);
+    int32_t *cur = malloc(nl * sizeof *cur), *next = malloc(nl * sizeof *next);
     int64_t *aff = malloc(((size_t)(p->n_affected > 0 ? p->n_affected : 0) + 1) * sizeof *aff);
-    if (!level || !queue || !aff) {
-        free(level), free(queue), free(aff);
+    double *hops = halo ? malloc(nl * sizeof *hops) : NULL;
+    if (!level || !queue || !cur || !next || !aff || (halo && !hops)) {
+        free(level), free(queue), free(cur), free(next), free(aff), free(hops);
         snprintf(err, errlen, "out of memory for the discontinuity rule");
         return -1;
     }
     int32_t len = 0;
-    for (int32_t j = 0; j < m->n; j++)
+    for (int32_t j = 0; j < m->n_cols; j++)
         level[j] = -1;
     if (p->n_affected > 0) p->affected(p->data, aff);
     for (int64_t k = 0; k < p->n_affected; k++) {
@@ -327,27 +378,21 @@ static int apply_discontinuities(const model *m, int automatic, int depth, unsig
         }
         if (in != one) free(in);
     }
-    for (int32_t q = 0; q < len; q++) {
-        int32_t s = queue[q];
-        method[s] = ASSIGN_QSS;
-        if (level[s] >= depth) continue;
-        for (int64_t d = m->dep_ptr[s]; d < m->dep_ptr[s + 1]; d++) {
-            int32_t j = m->dep_row[d];
-            if (level[j] < 0) level[j] = level[s] + 1, queue[len++] = j;
-        }
-    }
-    free(level), free(queue), free(aff);
+    spread_levels(m, halo, depth, level, queue, len, cur, next, hops);
+    for (int32_t j = 0; j < m->n; j++)
+        if (level[j] >= 0) method[j] = ASSIGN_QSS;
+    free(level), free(queue), free(cur), free(next), free(aff), free(hops);
     return 0;
 }
 
-int assign_states(const model *m, const assign_options *a, unsigned char *method, char *err,
-                  size_t errlen) {
+int assign_states(const model *m, halo_plan *halo, const assign_options *a, unsigned char *method,
+                  char *err, size_t errlen) {
     memset(method, ASSIGN_QSS, (size_t)m->n);
     if (a->bdf_rule && apply_rule(m, a->bdf_rule, method, err, errlen)) return -1;
     if (a->bdf_file && apply_file(m, a->bdf_file, method, err, errlen)) return -1;
     if (a->automatic && apply_auto(m, a, method, err, errlen)) return -1;
     if (m->problem->n_crossings > 0 || m->problem->n_affected > 0)
-        return apply_discontinuities(m, a->automatic,
+        return apply_discontinuities(m, halo, a->automatic,
                                      a->depth > 0 ? a->depth : (a->depth < 0 ? 0 : ASSIGN_DEPTH),
                                      method, err, errlen);
     return 0;

@@ -13,6 +13,8 @@
 
 #include "model.h"
 
+struct halo_plan;
+
 #include <stddef.h>
 
 enum { ASSIGN_QSS = 0, ASSIGN_BDF = 1 };
@@ -41,10 +43,12 @@ typedef struct assign_options {
 /* Checks a rule's syntax. Returns 0, or -1 with the reason in err. */
 int assign_rule_check(const char *rule, char *err, size_t errlen);
 
-/* method[j] = ASSIGN_QSS or ASSIGN_BDF for the rows j of m. With neither a
+/* method[j] = ASSIGN_QSS or ASSIGN_BDF for the rows j of m (a rank's local
+ * model with its halo on several ranks: collective, the discontinuity rule's
+ * search crosses ranks; NULL on one rank). With neither a
  * rule, a file nor auto, every state is QSS. Returns 0, or -1 with a message
  * naming the input in err. */
-int assign_states(const model *m, const assign_options *a, unsigned char *method, char *err,
-                  size_t errlen);
+int assign_states(const model *m, struct halo_plan *halo, const assign_options *a,
+                  unsigned char *method, char *err, size_t errlen);
 
 #endif

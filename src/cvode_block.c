@@ -19,7 +19,7 @@
 #include <string.h>
 
 int cvk_agree(const cv_run *r, int rc, char *err, size_t errlen) {
-    return r->halo ? comm_agree(r->comm, rc, err, errlen) : rc;
+    return r->distributed ? comm_agree(r->comm, rc, err, errlen) : rc;
 }
 
 /* Keeps CVODE's last error (not its warnings) for our one-line message. */
@@ -32,12 +32,13 @@ static void err_handler(int code, const char *module, const char *function, char
         if (*c == '\n' || *c == '\r') *c = ' ';
 }
 
-static int check_options(const model *m, const integrator_options *o, char *err, size_t errlen) {
+static int check_options(const model *m, const integrator_options *o, int distributed, char *err,
+                         size_t errlen) {
     if (!m || !m->problem || !o) {
         snprintf(err, errlen, "cvode: model and options are required");
         return -1;
     }
-    if (m->n < 1) {
+    if (m->n < (distributed ? 0 : 1)) {
         snprintf(err, errlen, "cvode: the model has no states");
         return -1;
     }
@@ -62,11 +63,11 @@ static int check_options(const model *m, const integrator_options *o, char *err,
                  (int)o->linsol);
         return -1;
     }
-    if (o->halo && (o->linsol == LINSOL_KLU || o->linsol == LINSOL_BAND)) {
+    if (distributed && (o->linsol == LINSOL_KLU || o->linsol == LINSOL_BAND)) {
         snprintf(err, errlen,
-                 "CVODE linear solver %s: needs all states on one rank; on %d ranks use SPGMR "
-                 "(block-Jacobi KLU preconditioner)",
-                 linsol_name(o->linsol), o->halo->size);
+                 "CVODE linear solver %s: needs all states on one rank; on several ranks use "
+                 "SPGMR (block-Jacobi KLU preconditioner)",
+                 linsol_name(o->linsol));
         return -1;
     }
     if (o->halo && (o->halo->n_owned != m->n || o->halo->n_owned + o->halo->n_ghost != m->n_cols)) {
@@ -95,14 +96,14 @@ static int create_local(cvode_block *b, linsol_id which, char *err, size_t errle
         snprintf(err, errlen, "SUNContext_Create failed");
         return -1;
     }
-    sunindextype global = r->halo ? (sunindextype)r->halo->n_global : (sunindextype)m->n;
+    sunindextype global = (sunindextype)r->n_global;
     b->y = N_VNew_Parallel(r->comm, (sunindextype)m->n, global, b->sunctx);
     if (b->y) b->yk = N_VClone(b->y);
     if (!b->y || !b->yk) {
         snprintf(err, errlen, "failed to create the CVODE parallel vectors (n=%d)", (int)m->n);
         return -1;
     }
-    double *x = N_VGetArrayPointer(b->y);
+    double *x = N_VGetArrayPointer(b->y); /* NULL when this rank holds no state */
     for (int32_t j = 0; j < m->n; j++)
         x[j] = p->x0(p->data, model_gid(m, j));
     if (p->abstol_scale) { /* per-state absolute tolerances, as the QSS quanta */
@@ -185,12 +186,18 @@ cvode_block *cvode_block_open(const model *m, const integrator_options *o,
     if (errlen) err[0] = '\0';
     cvode_block *b = calloc(1, sizeof *b);
     halo_plan *halo = o ? o->halo : NULL;
-    MPI_Comm comm = halo ? halo->comm : MPI_COMM_SELF;
-    int rc = b ? check_options(m, o, err, errlen) : -1;
+    int shared = inputs && inputs->n_global > 0; /* distributed without a halo */
+    MPI_Comm comm = shared ? inputs->comm : halo ? halo->comm : MPI_COMM_SELF;
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    int distributed = size > 1;
+    int rc = b ? check_options(m, o, distributed, err, errlen) : -1;
     if (!b) snprintf(err, errlen, "out of memory for the CVODE block");
     if (b) {
-        b->r.halo = halo;
+        b->r.halo = shared ? NULL : halo;
         b->r.comm = comm;
+        b->r.distributed = distributed;
+        b->r.n_global = shared ? inputs->n_global : halo ? halo->n_global : m ? m->n : 0;
     }
     linsol_id which = LINSOL_AUTO;
     if (rc == 0) {
@@ -202,12 +209,15 @@ cvode_block *cvode_block_open(const model *m, const integrator_options *o,
         r->inputs = inputs ? inputs->values : NULL;
         r->inputs_ctx = inputs ? inputs->ctx : NULL;
         r->analytic_jac = o->use_jacobian && r->p->jac != NULL;
-        r->block_jacobi = o->precond == PRECOND_BLOCK || (o->precond == PRECOND_AUTO && r->halo);
-        which = o->linsol == LINSOL_AUTO ? cvode_choose_linsol(m, r->halo) : o->linsol;
+        r->block_jacobi =
+            o->precond == PRECOND_BLOCK || (o->precond == PRECOND_AUTO && r->distributed);
+        which = o->linsol != LINSOL_AUTO ? o->linsol
+                : r->distributed         ? LINSOL_SPGMR
+                                         : cvode_choose_linsol(m, NULL);
         rc = create_local(b, which, err, errlen);
     }
     /* every rank reaches the collective set-up, or none does */
-    if (halo) rc = comm_agree(comm, rc, err, errlen);
+    if (distributed) rc = comm_agree(comm, rc, err, errlen);
     if (rc == 0) rc = cvk_agree(&b->r, create_cvode(b, err, errlen), err, errlen);
     if (rc == 0) rc = cvk_agree(&b->r, configure_cvode(b, which, err, errlen), err, errlen);
     if (rc != 0) {
@@ -233,6 +243,11 @@ int cvode_block_advance(cvode_block *b, double T, char *err, size_t errlen) {
 }
 
 int cvode_block_dky(cvode_block *b, double t, int k, double *out, char *err, size_t errlen) {
+    int order = 0;
+    if (CVodeGetLastOrder(b->mem, &order) >= 0 && k > order) { /* the polynomial's is 0 */
+        if (b->r.m->n > 0) memset(out, 0, (size_t)b->r.m->n * sizeof *out);
+        return 0;
+    }
     int flag = CVodeGetDky(b->mem, t, k, b->yk);
     if (flag < 0) {
         char name[64];
@@ -241,7 +256,7 @@ int cvode_block_dky(cvode_block *b, double t, int k, double *out, char *err, siz
                  b->r.cvmsg[0] ? ": " : "", b->r.cvmsg);
         return -1;
     }
-    memcpy(out, N_VGetArrayPointer(b->yk), (size_t)b->r.m->n * sizeof *out);
+    if (b->r.m->n > 0) memcpy(out, N_VGetArrayPointer(b->yk), (size_t)b->r.m->n * sizeof *out);
     return 0;
 }
 
@@ -287,7 +302,7 @@ const double *cvode_block_jacobian(const cvode_block *b) {
 int cvode_block_eval_jacobian(cvode_block *b, double t, const double *y) {
     cv_run *r = &b->r;
     double *x = N_VGetArrayPointer(b->yk);
-    memcpy(x, y, (size_t)r->m->n * sizeof *x);
+    if (r->m->n > 0) memcpy(x, y, (size_t)r->m->n * sizeof *x);
     N_Vector f = N_VClone(b->yk);
     if (!f) return -1;
     int rc = cvr_rhs(t, b->yk, f, r);

@@ -13,14 +13,25 @@
 
 #include "integrator.h"
 
+#include <mpi.h>
+
 typedef struct cvode_block cvode_block;
 
-/* Columns [first, n_cols) of the model are inputs; values(ctx, t, v) writes
- * their values at t into v[0 .. n_cols - first). */
+/* Columns [first, n_cols) of the model are inputs; values(ctx, t, y, product,
+ * v) writes their values at t into v[0 .. n_cols - first), given the block's
+ * own (local) values y. With product set, y is the vector of a Jacobian
+ * product and v gets its components on the inputs: 0 for states outside the
+ * block, y's on other ranks for the block's own (a distributed block).
+ *
+ * n_global > 0: the block is distributed over comm (n_global states in all,
+ * a rank may hold none) without a halo of its own: the values callback, which
+ * every rank calls at once, fills the other ranks' states too. */
 typedef struct cvode_inputs {
     int32_t first;
-    void (*values)(void *ctx, double t, double *v);
+    void (*values)(void *ctx, double t, const double *y, int product, double *v);
     void *ctx;
+    MPI_Comm comm;
+    int64_t n_global;
 } cvode_inputs;
 
 /* Creates the block at o->t0 from the problem's initial values (inputs may be
@@ -30,7 +41,8 @@ cvode_block *cvode_block_open(const model *m, const integrator_options *o,
 /* Integrates to exactly T (> the block's time). Returns 0, or -1 with err. */
 int cvode_block_advance(cvode_block *b, double T, char *err, size_t errlen);
 /* The k-th derivative (k <= 2) of the dense output at t inside the last
- * step, into out[0 .. n). Returns 0, or -1 with err. */
+ * step, into out[0 .. n) (zeros when k exceeds the last step's order).
+ * Returns 0, or -1 with err. */
 int cvode_block_dky(cvode_block *b, double t, int k, double *out, char *err, size_t errlen);
 /* The block's states at its current time (valid until the next advance). */
 const double *cvode_block_state(const cvode_block *b);

@@ -41,13 +41,15 @@
 typedef struct cv_run {
     const model *m;
     const qmol_problem *p;
-    halo_plan *halo; /* NULL on one rank */
+    halo_plan *halo; /* NULL on one rank and in distributed mixed runs */
     MPI_Comm comm;   /* the vector's communicator */
+    int distributed; /* the vector spans several ranks: callbacks agree */
+    int64_t n_global;
     /* Mixed runs: columns [first_input, n_cols) are inputs from outside the
      * block (QSS states), their values at t filled by `inputs`; constants of
      * a Jacobian product. first_input = n_cols when there are none. */
     int32_t first_input;
-    void (*inputs)(void *ctx, double t, double *values);
+    void (*inputs)(void *ctx, double t, const double *y, int product, double *values);
     void *inputs_ctx;
     void *disc; /* cvode_integrate.c's zero crossings, or NULL */
     int analytic_jac;

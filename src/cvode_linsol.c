@@ -111,7 +111,7 @@ static int create_spgmr(cv_run *r, N_Vector y, SUNContext sunctx, SUNLinearSolve
             return -1;
         }
     } else {
-        r->pinv = malloc((size_t)n * sizeof *r->pinv);
+        r->pinv = malloc(((size_t)n + 1) * sizeof *r->pinv);
         if (!r->pinv) {
             snprintf(err, errlen, "out of memory for the CVODE preconditioner (n=%d)", (int)n);
             return -1;

@@ -15,11 +15,11 @@
 int cvp_build(cv_run *r, int32_t block_rows) {
     const model *m = r->m;
     int32_t n = m->n;
-    int32_t nblocks = (n + block_rows - 1) / block_rows;
+    int32_t nblocks = n > 0 ? (n + block_rows - 1) / block_rows : 1;
     int32_t size = (n + nblocks - 1) / nblocks; /* equal blocks */
     r->sp_ptr = malloc(((size_t)n + 1) * sizeof *r->sp_ptr);
     r->sp_pos = malloc((size_t)(m->nnz > 0 ? m->nnz : 1) * sizeof *r->sp_pos);
-    r->sp_diag = malloc((size_t)n * sizeof *r->sp_diag);
+    r->sp_diag = malloc(((size_t)n + 1) * sizeof *r->sp_diag);
     int64_t *fill = malloc(((size_t)n + 1) * sizeof *fill);
     if (!r->sp_ptr || !r->sp_pos || !r->sp_diag || !fill) {
         free(fill);

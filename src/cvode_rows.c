@@ -29,7 +29,7 @@ int cvr_alloc(cv_run *r) {
         aligned_alloc(CVR_LINE * sizeof(double), (size_t)r->nthreads * r->stride * sizeof *r->vals);
     r->jval = malloc((size_t)(m->nnz > 0 ? m->nnz : 1) * sizeof *r->jval);
     if (!r->vals || !r->jval) return -1;
-    if (r->halo || m->n_cols > m->n) {
+    if (r->halo || r->inputs || m->n_cols > m->n) {
         r->xloc = malloc((size_t)m->n_cols * sizeof *r->xloc);
         r->vloc = malloc((size_t)m->n_cols * sizeof *r->vloc);
         if (!r->xloc || !r->vloc) return -1;
@@ -38,33 +38,28 @@ int cvr_alloc(cv_run *r) {
 }
 
 int cvr_agree(const cv_run *r, int rc) {
-    if (!r->halo) return rc;
+    if (!r->distributed) return rc;
     int v[2] = {rc<0, rc> 0};
     MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, r->comm);
     return v[0] ? -1 : v[1];
 }
 
 /* y's local values at t: on P ranks copied to work with the ghosts filled in
- * (collective), and in a mixed run followed by the inputs' values at t, or
- * zeros when y is the vector of a Jacobian product (`product`): the inputs
- * are not unknowns of the block. */
+ * (collective), and in a mixed run followed by the inputs' values at t from
+ * the driver (collective when the block is distributed), or their components
+ * when y is the vector of a Jacobian product (`product`). */
 static const double *with_ghosts(cv_run *r, N_Vector y, double *work, double t, int product) {
     const double *x = N_VGetArrayPointer(y);
     const model *m = r->m;
-    if (!r->halo && m->n_cols == m->n) return x;
-    memcpy(work, x, (size_t)m->n * sizeof *work);
+    if (!r->halo && !r->inputs) return x;
+    if (m->n > 0) memcpy(work, x, (size_t)m->n * sizeof *work);
     if (r->halo) {
         double w0 = MPI_Wtime();
         halo_exchange(r->halo, work);
         r->wall_exchange += MPI_Wtime() - w0;
         r->exchanges++;
     }
-    if (r->first_input < m->n_cols) {
-        if (product)
-            memset(work + r->first_input, 0, (size_t)(m->n_cols - r->first_input) * sizeof *work);
-        else
-            r->inputs(r->inputs_ctx, t, work + r->first_input);
-    }
+    if (r->inputs) r->inputs(r->inputs_ctx, t, x, product, work + r->first_input);
     return work;
 }
 

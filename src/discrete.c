@@ -126,10 +126,10 @@ int discrete_build(discrete *d, const model *m, MPI_Comm comm,
             int32_t col = aff[k] >= 0 && aff[k] < p->n ? column_of(m, aff[k]) : -1;
             if (col >= 0 && col < m->n) {
                 d->affected[d->naffected++] = col;
-            } else if (d->collective && aff[k] >= 0 && aff[k] < p->n) {
-                continue; /* another rank's */
             } else if (aff[k] >= 0 && aff[k] < p->n && outside_ok && outside_ok(ctx, aff[k])) {
                 d->affects_outside = 1;
+            } else if (d->collective && aff[k] >= 0 && aff[k] < p->n) {
+                continue; /* another rank's */
             } else {
                 snprintf(err, errlen, "affected state %lld (index %lld) is not a state of %s",
                          (long long)aff[k], (long long)k,
@@ -182,6 +182,31 @@ int discrete_check(const qmol_problem *p, char *err, size_t errlen) {
     return 0;
 }
 
+/* 1 when every crossing input and every affected state is a row of m, 0
+ * when not, -1 when out of memory. */
+static int all_here(const model *m, const qmol_problem *p) {
+    for (int64_t c = 0; c < p->n_crossings; c++) {
+        int len = p->crossing_size(p->data, c);
+        int64_t one[16], *ids = len <= 16 ? one : malloc((size_t)len * sizeof *ids);
+        if (!ids) return -1;
+        if (len > 0) p->crossing_row(p->data, c, ids);
+        int here = 1;
+        for (int k = 0; k < len && here; k++)
+            here = model_row_of(m, ids[k]) >= 0;
+        if (ids != one) free(ids);
+        if (!here) return 0;
+    }
+    if (p->n_affected <= 0) return 1;
+    int64_t *aff = malloc((size_t)p->n_affected * sizeof *aff);
+    if (!aff) return -1;
+    p->affected(p->data, aff);
+    int here = 1;
+    for (int64_t k = 0; k < p->n_affected && here; k++)
+        here = model_row_of(m, aff[k]) >= 0;
+    free(aff);
+    return here;
+}
+
 int discrete_attach(qss_engine *e, unsigned char *watched,
                     int (*outside_ok)(void *ctx, int64_t gid), void *ctx) {
     if (!problem_has_discontinuities(e->p)) return 0;
@@ -195,8 +220,25 @@ int discrete_attach(qss_engine *e, unsigned char *watched,
         eng_fail(e, "out of memory for the discontinuities");
         return -1;
     }
-    e->disc = d;
     MPI_Comm comm = e->halo ? e->halo->comm : MPI_COMM_NULL;
+    if (e->halo) {
+        /* one rank owning every state the discontinuities touch handles
+         * them alone, as on one rank (partition/part_gather.h) */
+        int here = all_here(e->m, e->p), ranks = here;
+        if (here < 0) {
+            free(d);
+            eng_fail(e, "out of memory for the discontinuities");
+            here = ranks = 0;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, &ranks, 1, MPI_INT, MPI_SUM, comm);
+        if (ranks == 1 && !here) {
+            free(d);
+            return 0;
+        }
+        if (ranks == 1) comm = MPI_COMM_NULL;
+    }
+    if (e->failed) return -1;
+    e->disc = d;
     if (discrete_build(d, e->m, comm, outside_ok, ctx, e->err, e->errlen) != 0) {
         e->failed = 1;
         return -1;
@@ -327,7 +369,7 @@ static void after_handler(qss_engine *e, discrete *d, double t) {
 }
 
 double discrete_next_time(const qss_engine *e) {
-    return e->disc ? heap_top_time(&e->disc->heap) : INFINITY;
+    return e->disc && e->disc->collective ? heap_top_time(&e->disc->heap) : INFINITY;
 }
 
 int discrete_window_end(qss_engine *e, double T) {

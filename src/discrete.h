@@ -41,7 +41,9 @@ typedef struct discrete {
     /* Several ranks (collective): discrete events are handled at window
      * ends by every rank together (discrete_window_end); each crossing is
      * evaluated by the owner of its first input (mine), and every rank runs
-     * every handler on its copy of the discrete variables. */
+     * every handler on its copy of the discrete variables. When one rank
+     * owns every crossing input and affected state, it alone handles them
+     * in its event loop as on one rank, and the others have no e->disc. */
     int collective, rank;
     MPI_Comm comm;
     unsigned char *mine;
@@ -79,8 +81,9 @@ void discrete_start(struct qss_engine *e, double t0);
 void discrete_input_changed(struct qss_engine *e, int32_t i, double t);
 /* Handles the earliest discrete event (at t); one rank. */
 void discrete_event(struct qss_engine *e, double t);
-/* Several ranks: the earliest discrete time this rank knows (its crossings'
- * predictions, the next time event), for the window agreement. */
+/* Several ranks handling the discontinuities together (collective): the
+ * earliest discrete time this rank knows (its crossings' predictions, the
+ * next time event), for the window agreement; otherwise infinity. */
 double discrete_next_time(const struct qss_engine *e);
 /* Several ranks, collective at the window end T (after the ghost exchange):
  * the time event due at T and the crossings whose sign changed, handled by

@@ -26,6 +26,7 @@ int heap_init(event_heap *h, int32_t n) {
     }
     for (int32_t i = 0; i < n; i++) /* equal times ordered by id: a valid heap */
         place(h, i, (heap_node){INFINITY, i});
+    if (n == 0) h->node[0] = (heap_node){INFINITY, -1}; /* an empty heap's top: never due */
     return 0;
 }
 

@@ -18,6 +18,19 @@
  *     25 boxes: 5 x 5 boxes of 4 x 4 cells) that is at most 1.03 + 16 / 100 =
  *     1.19 < 1.3 for P <= 4, so imbalance <= 1.3 is checked there; with
  *     coarsen_above = 50 (12 boxes of 30-35 cells) the bound is 1.38 at P = 4.
+ *   - vertex classes (two METIS constraints): METIS's tolerance is 1.03 for
+ *     each constraint (the default ubvec with ncon = 2 too), so a rank holds
+ *     at most 1 + e of its share of a class, e = 0.03 + K x the largest class
+ *     weight of one METIS vertex (state or super-vertex) over the class's mean
+ *     per rank, K pieces per rank; the other ranks then leave it at least
+ *     1 - (P - 1) e. On the chain of 8000 states with K = 1, e <= 0.032: every
+ *     share lies in [0.904, 1.032], within 10% (METIS fills P - 1 ranks to
+ *     1.03: 0.91 is reached). Without classes METIS cuts the chain into P
+ *     segments, the first at least 0.91 n / P >= 0.91 n / 4 long: it holds
+ *     91% or more of class 1 (the first quarter), a share >= 0.91 P > 1.5. On
+ *     the 80 x 80 grid (coarsened, super-vertices of <= 16 cells) e <= 0.07
+ *     with K = 1; without classes class 1 (a corner quarter) gets a share
+ *     >= 1.87 there (checked: >= 1.5).
  */
 #include "directory.h"
 #include "part_coarsen.h"
@@ -521,6 +534,211 @@ static void metis_pieces_dealt_round_robin(void **state) {
     drop(&p);
 }
 
+/* Vertex classes of the mixed method. CLASS_QUARTER: class 1 (BDF) is a
+ * contiguous quarter of the domain, the ids below n / 4 of a chain or the
+ * cells ix < nx / 2, iy < ny / 2 of a 2D grid; the others: every state in
+ * class 0 or every state in class 1. */
+typedef enum class_layout { CLASS_QUARTER, CLASS_ALL_0, CLASS_ALL_1 } class_layout;
+
+static int class_of(const qmol_problem *p, class_layout layout, int64_t i) {
+    if (layout != CLASS_QUARTER) return layout == CLASS_ALL_1;
+    if (p->ndims != 2) return i < p->n / 4;
+    int64_t cell = i / p->components;
+    return cell % p->dims[0] < p->dims[0] / 2 && cell / p->dims[0] < p->dims[1] / 2;
+}
+
+/* The classes of this rank's directory block (partition_options.vertex_class). */
+static unsigned char *block_classes(const qmol_problem *p, class_layout layout) {
+    int64_t first = dir_first(p->n, test_nranks(), test_rank());
+    int64_t count = dir_first(p->n, test_nranks(), test_rank() + 1) - first;
+    unsigned char *cls = malloc((size_t)(count ? count : 1));
+    assert_non_null(cls);
+    for (int64_t k = 0; k < count; k++)
+        cls[k] = (unsigned char)class_of(p, layout, first + k);
+    return cls;
+}
+
+static double state_weight(const qmol_problem *p, int64_t i, int weight_by_row) {
+    int s = weight_by_row ? p->row_size(p->data, i) : 1;
+    return s > 1 ? s : 1;
+}
+
+/* share[r] = rank r's weight of class c over the class's mean per rank (all:
+ * every owner). Returns the largest share, the class's imbalance. */
+static double class_shares(const qmol_problem *p, const int32_t *all, class_layout layout, int c,
+                           int weight_by_row, double *share) {
+    int P = test_nranks();
+    double total = 0.0, most = 0.0;
+    for (int r = 0; r < P; r++)
+        share[r] = 0.0;
+    for (int64_t i = 0; i < p->n; i++)
+        if (class_of(p, layout, i) == c) {
+            share[all[i]] += state_weight(p, i, weight_by_row);
+            total += state_weight(p, i, weight_by_row);
+        }
+    for (int r = 0; r < P; r++) {
+        share[r] = share[r] * P / total;
+        most = share[r] > most ? share[r] : most;
+    }
+    return most;
+}
+
+/* The largest weight of class c in one vertex METIS sees: a state, or with
+ * coarsen_above set a super-vertex (the map of check_super_vertices), over
+ * the class's mean per rank. */
+static double largest_vertex_share(const qmol_problem *p, const partition_options *o,
+                                   class_layout layout, int c) {
+    int64_t target = o->coarsen_above / 4 > test_nranks() ? o->coarsen_above / 4 : test_nranks();
+    part_coarse_map m = {.nc = p->n};
+    if (o->coarsen_above > 0) part_coarse_map_init(p, target, &m);
+    double *w = calloc((size_t)m.nc, sizeof *w), total = 0.0, most = 0.0;
+    assert_non_null(w);
+    for (int64_t i = 0; i < p->n; i++) {
+        if (class_of(p, layout, i) != c) continue;
+        int64_t v = o->coarsen_above > 0 ? part_coarse_of(&m, i) : i;
+        w[v] += state_weight(p, i, o->weight_by_row);
+        total += state_weight(p, i, o->weight_by_row);
+        most = w[v] > most ? w[v] : most;
+    }
+    free(w);
+    return most * test_nranks() / total;
+}
+
+/* METIS with the classes of layout: a partition whose class_imbalance is the
+ * largest share of each class, and every rank's share of each class within
+ * [1 - (P - 1) e, 1 + e] (see the top of the file). Returns e, the larger of
+ * the two classes'. */
+static double check_class_balance(const qmol_problem *p, partition_options o, class_layout layout) {
+    int P = test_nranks(), k = o.pieces_per_rank > 1 ? o.pieces_per_rank : 1;
+    unsigned char *cls = block_classes(p, layout);
+    o.vertex_class = cls;
+    result r = run_ok(p, o);
+    check_partition(p, &r, o.weight_by_row);
+    if (P > 1 && o.coarsen_above > 0) check_super_vertices(p, &r, o.coarsen_above);
+    int32_t *all = all_owners(p, &r);
+    double *share = malloc((size_t)P * sizeof *share), most_e = 0.0;
+    assert_non_null(share);
+    for (int c = 0; c < 2; c++) {
+        double most = class_shares(p, all, layout, c, o.weight_by_row, share);
+        assert_true(fabs(r.rep.class_imbalance[c] - most) < 1e-12);
+        if (P == 1) assert_true(r.rep.class_imbalance[c] == 1.0);
+        double e = 0.03 + k * largest_vertex_share(p, &o, layout, c);
+        for (int q = 0; q < P; q++)
+            if (share[q] > 1.0 + e || share[q] < 1.0 - (P - 1) * e)
+                fail_msg("rank %d holds %.3f times its share of class %d (bound e %.3f)", q,
+                         share[q], c, e);
+        most_e = e > most_e ? e : most_e;
+    }
+    free(share), free(all), free(cls);
+    free_result(&r);
+    return most_e;
+}
+
+/* The same partition without classes: both class_imbalance 0; returns class
+ * 1's largest share. */
+static double class1_without_classes(const qmol_problem *p, partition_options o) {
+    int P = test_nranks();
+    o.vertex_class = NULL;
+    result r = run_ok(p, o);
+    assert_true(r.rep.class_imbalance[0] == 0.0 && r.rep.class_imbalance[1] == 0.0);
+    int32_t *all = all_owners(p, &r);
+    double *share = malloc((size_t)P * sizeof *share);
+    assert_non_null(share);
+    double most = class_shares(p, all, CLASS_QUARTER, 1, o.weight_by_row, share);
+    free(share), free(all);
+    free_result(&r);
+    return most;
+}
+
+/* A chain of 8000 states, class 1 its first quarter. With classes each rank
+ * holds its share of each class, within 10% with one piece per rank; without,
+ * METIS cuts the chain into P segments and one or two of them hold class 1. */
+static void metis_balances_each_class(void **state) {
+    (void)state;
+    qmol_problem p = test_problem("heat1d", (const char *[]){"N=8000"}, 1);
+    for (int w = 0; w <= 1; w++)
+        for (int k = 1; k <= 4; k += 3) {
+            partition_options o = opts(PARTITION_METIS);
+            o.weight_by_row = w;
+            o.pieces_per_rank = k;
+            double e = check_class_balance(&p, o, CLASS_QUARTER);
+            if (k > 1 || test_nranks() == 1) continue;
+            assert_true((test_nranks() - 1) * e <= 0.1);
+            double unbalanced = class1_without_classes(&p, o);
+            if (test_rank() == 0)
+                print_message("class 1: largest share %.3f without classes\n", unbalanced);
+            assert_true(unbalanced >= 1.5);
+        }
+    drop(&p);
+}
+
+/* The coarsened path: an 80 x 80 grid in 25 x 25 boxes; the quarter's edges
+ * x = 40 and y = 40 run inside slabs, so 25 boxes hold both classes. */
+static void coarsened_metis_balances_each_class(void **state) {
+    (void)state;
+    qmol_problem p = test_problem("heat2d", (const char *[]){"nx=80", "ny=80"}, 2);
+    for (int w = 0; w <= 1; w++)
+        for (int k = 1; k <= 4; k += 3) {
+            partition_options o = opts(PARTITION_METIS);
+            o.coarsen_above = 2500;
+            o.weight_by_row = w;
+            o.pieces_per_rank = k;
+            double e = check_class_balance(&p, o, CLASS_QUARTER);
+            if (k > 1 || test_nranks() == 1) continue;
+            assert_true(e <= 0.1);
+            assert_true(class1_without_classes(&p, o) >= 1.5);
+        }
+    drop(&p);
+}
+
+/* o with the classes of layout: the owners, edge cut and imbalance of plain
+ * (o without classes). */
+static result same_as_plain(const qmol_problem *p, partition_options o, class_layout layout,
+                            const result *plain) {
+    unsigned char *cls = block_classes(p, layout);
+    o.vertex_class = cls;
+    result r = run_ok(p, o);
+    free(cls);
+    assert_true(
+        test_all_true(memcmp(r.owner, plain->owner, (size_t)r.count * sizeof *r.owner) == 0));
+    assert_int_equal(r.rep.edge_cut, plain->rep.edge_cut);
+    assert_true(r.rep.imbalance == plain->rep.imbalance);
+    return r;
+}
+
+/* With every state in one class METIS runs on one constraint: the partition
+ * without classes bit for bit (also coarsened, in pieces), that class's
+ * imbalance the total's and the other's 0. Block partitions ignore the
+ * classes and measure them. */
+static void one_class_is_no_class(void **state) {
+    (void)state;
+    qmol_problem p = grid_20x20();
+    partition_options metis[2] = {opts(PARTITION_METIS), opts(PARTITION_METIS)};
+    metis[1].coarsen_above = 100;
+    metis[1].pieces_per_rank = 4;
+    for (int m = 0; m < 2; m++) {
+        result plain = run_ok(&p, metis[m]);
+        for (int c = 0; c < 2; c++) {
+            result r = same_as_plain(&p, metis[m], c ? CLASS_ALL_1 : CLASS_ALL_0, &plain);
+            assert_true(r.rep.class_imbalance[c] == r.rep.imbalance);
+            assert_true(r.rep.class_imbalance[1 - c] == 0.0);
+            free_result(&r);
+        }
+        free_result(&plain);
+    }
+    result plain = run_ok(&p, opts(PARTITION_BLOCK));
+    result r = same_as_plain(&p, opts(PARTITION_BLOCK), CLASS_QUARTER, &plain);
+    int32_t *all = all_owners(&p, &r);
+    double *share = malloc((size_t)test_nranks() * sizeof *share);
+    assert_non_null(share);
+    for (int c = 0; c < 2; c++)
+        assert_true(fabs(r.rep.class_imbalance[c] -
+                         class_shares(&p, all, CLASS_QUARTER, c, 0, share)) < 1e-12);
+    free(share), free(all);
+    free_result(&r), free_result(&plain);
+    drop(&p);
+}
+
 /* States that read only themselves: a graph without edges. */
 static int self_row_size(const void *data, int64_t i) {
     (void)data, (void)i;
@@ -657,6 +875,12 @@ static void bad_requests(void **state) {
     o.coarsen_above = 0;
     o.pieces_per_rank = -2;
     refused(&p, o, "pieces_per_rank is -2: it must be >= 0 (0: one piece per rank)");
+    o.pieces_per_rank = 0;
+    unsigned char *cls = block_classes(&p, CLASS_ALL_1);
+    if (test_rank() == 0) cls[7] = 2; /* state 7: rank 0's block for P <= 4 */
+    o.vertex_class = cls;
+    refused(&p, o, "state 7 has vertex class 2: the classes are 0 and 1");
+    free(cls);
     drop(&p);
 }
 
@@ -790,6 +1014,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(coarsened_metis),
         cmocka_unit_test(metis_is_deterministic),
         cmocka_unit_test(metis_pieces_dealt_round_robin),
+        cmocka_unit_test(metis_balances_each_class),
+        cmocka_unit_test(coarsened_metis_balances_each_class),
+        cmocka_unit_test(one_class_is_no_class),
         cmocka_unit_test(graph_without_edges),
         cmocka_unit_test(components_stay_together),
         cmocka_unit_test(block_without_box_split),

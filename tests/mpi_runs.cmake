@@ -15,10 +15,16 @@ add_test(NAME mpi.runs.adr2d-front
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch --methods liqss2 --ranks 1,2)
 set_tests_properties(mpi.runs.adr2d-front PROPERTIES TIMEOUT 600 PROCESSORS 2)
-# Zero crossings on several ranks (CVODE): switching times against a tight
-# one-rank run; QSS methods refused there for now.
+# Zero crossings on several ranks (CVODE, QSS, mixed): switching times
+# against a tight one-rank run.
 add_test(NAME mpi.runs.thermostat
   COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/mpi_discontinuity.py
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
 set_tests_properties(mpi.runs.thermostat PROPERTIES TIMEOUT 600 PROCESSORS 2)
+# The mixed method on 1, 2 and 4 ranks: accuracy rule, split, determinism.
+add_test(NAME mpi.runs.mixed
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/mpi_mixed.py
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
+set_tests_properties(mpi.runs.mixed PROPERTIES TIMEOUT 600 PROCESSORS 2)

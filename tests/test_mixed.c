@@ -21,7 +21,7 @@ static int assign_with(const char *problem, const char *const *sets, int nsets,
     assert_int_equal(model_build(&m, &p, err, errlen), 0);
     *method = malloc((size_t)m.n);
     assert_non_null(*method);
-    int rc = assign_states(&m, a, *method, err, errlen);
+    int rc = assign_states(&m, NULL, a, *method, err, errlen);
     model_free(&m);
     if (p.destroy) p.destroy(p.data);
     return rc;

@@ -119,7 +119,7 @@ test_run *run_mixed(const char *name, const char *const *sets, int nsets, const 
         ao.automatic = 1;
         if (bdf_rule[4] == ':') ao.threshold = atof(bdf_rule + 5);
     }
-    if (assign_states(&r->m, &ao, r->assignment, r->err, sizeof r->err) != 0) {
+    if (assign_states(&r->m, NULL, &ao, r->assignment, r->err, sizeof r->err) != 0) {
         r->rc = -1;
         return r;
     }

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""The mixed QSS/BDF method on several ranks: adr1d-vardiff (--assign auto)
+and buck-heatsink (--qss-method liqss2 --assign auto) at P = 1, 2 and 4
+(oversubscribed) against a tight one-rank CVODE reference. For every P the
+run must
+
+  - keep the one-rank split: /partition/method is the same state by state,
+    and /partition/qss_owned and bdf_owned add up to it;
+  - stay within the distributed runs' accuracy rule: e_rr(P) <= 1.5 e_rr(1)
+    + tol / 10, e_rr = ||x - x_ref|| / ||x_ref|| over all samples and states
+    (the rule of tests/mpi_runs.py);
+  - be bit-identical when run again (P = 2 only).
+
+and `--coupling interp` on two ranks is refused with exit code 2 and no
+output file. heat2d-thermostat's switching times under the mixed method on
+1, 2 and 4 ranks are checked by mpi_discontinuity.py.
+
+usage: mpi_mixed.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+TOL = 1e-3
+# problem, its settings, final time, mixed options; buck-heatsink over 1 s
+# (10^4 switching periods, not 60 s) keeps the reference short, and the
+# stiffness threshold is cut by the same factor as the span (the rod's rate
+# x span is 1.7e5 over 60 s, 2.8e3 over 1 s)
+CASES = {
+    "vardiff": ("adr1d-vardiff", ["--set", "N=400"], 10.0, ["--assign", "auto"]),
+    "buck": ("buck-heatsink", [], 1.0,
+             ["--qss-method", "liqss2", "--assign", "auto", "--assign-threshold", "200"]),
+}
+
+
+def qmol(args, np_, problem, sets, tf, out, extra):
+    cmd = shlex.split(args.mpiexec) + ["-n", str(np_), args.qmol, "run", "--problem", problem,
+                                       "--tf", repr(tf), "--samples", "10", "--output", out,
+                                       "--overwrite", "--quiet"] + sets + extra
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
+
+def states(path):
+    with h5py.File(path, "r") as f:
+        return f["states"][()]
+
+
+def split(path):
+    with h5py.File(path, "r") as f:
+        p = f["partition"]
+        return p["method"][()], p["qss_owned"][()], p["bdf_owned"][()]
+
+
+def check_case(args, name, failures):
+    problem, sets, tf, mixed = CASES[name]
+    ref = os.path.join(args.scratch, "%s-ref.h5" % name)
+    r = qmol(args, 1, problem, sets, tf, ref, ["--method", "cvode", "--tol", "1e-7",
+                                                "--abstol", "1e-8"])
+    if r.returncode != 0:
+        failures.append("%s reference: exit %d: %s" % (name, r.returncode, r.stderr))
+        return
+    xref = states(ref)
+    norm = np.linalg.norm(xref)
+    errors, method1 = {}, None
+    for p in (1, 2, 4):
+        out = os.path.join(args.scratch, "%s-np%d.h5" % (name, p))
+        extra = ["--method", "mixed", "--tol", repr(TOL)] + mixed
+        r = qmol(args, p, problem, sets, tf, out, extra)
+        if r.returncode != 0:
+            failures.append("%s P=%d: exit %d: %s" % (name, p, r.returncode, r.stderr.strip()))
+            continue
+        errors[p] = float(np.linalg.norm(states(out) - xref) / norm)
+        method, qss, bdf = split(out)
+        if p == 1:
+            method1 = method
+        elif method1 is not None and not np.array_equal(method, method1):
+            failures.append("%s P=%d: %d states on another method than on one rank"
+                            % (name, p, int((method != method1).sum())))
+        if len(qss) != p or qss.sum() != (method == 0).sum() or bdf.sum() != (method == 1).sum():
+            failures.append("%s P=%d: per-rank split %s QSS, %s BDF does not add up to "
+                            "/partition/method" % (name, p, list(qss), list(bdf)))
+        print("%-8s P=%d: e_rr %.3e, QSS per rank %s, BDF per rank %s"
+              % (name, p, errors[p], list(qss), list(bdf)))
+        if p == 2:
+            again = os.path.join(args.scratch, "%s-np2-again.h5" % name)
+            r = qmol(args, p, problem, sets, tf, again, extra)
+            if r.returncode != 0 or not np.array_equal(states(again), states(out)):
+                failures.append("%s P=2: a repeated run differs" % name)
+    for p in (2, 4):
+        if 1 in errors and p in errors and errors[p] > 1.5 * errors[1] + TOL / 10:
+            failures.append("%s P=%d: e_rr %.3e above 1.5 x %.3e + tol/10"
+                            % (name, p, errors[p], errors[1]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--qmol", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--scratch", required=True)
+    args = ap.parse_args()
+    args.scratch = os.path.join(args.scratch, "mixed")
+    os.makedirs(args.scratch, exist_ok=True)
+    failures = []
+    for name in CASES:
+        check_case(args, name, failures)
+    out = os.path.join(args.scratch, "interp-np2.h5")
+    problem, sets, tf, _ = CASES["vardiff"]
+    r = qmol(args, 2, problem, sets, tf, out, ["--method", "mixed", "--assign", "auto",
+                                               "--coupling", "interp"])
+    if r.returncode != 2 or "--coupling interp" not in r.stderr or os.path.exists(out):
+        failures.append("--coupling interp on 2 ranks: exit %d, stderr %r (expected exit 2, "
+                        "no file)" % (r.returncode, r.stderr))
+    for f in failures:
+        print("FAIL: " + f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
