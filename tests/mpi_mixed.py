@@ -9,8 +9,11 @@ run must
   - stay within the distributed runs' accuracy rule: e_rr(P) <= 1.5 e_rr(1)
     + tol / 10, e_rr = ||x - x_ref|| / ||x_ref|| over all samples and states
     (the rule of tests/mpi_runs.py);
-  - be bit-identical when run again (P = 2 only).
+  - be bit-identical when run again (P = 2 only);
 
+--assign auto's discontinuity rule gives the same split on 1 and 4 ranks when
+its search crosses rank boundaries (buck-heatsink, --assign-depth 40, block
+partition)
 and `--coupling interp` on two ranks is refused with exit code 2 and no
 output file. heat2d-thermostat's switching times under the mixed method on
 1, 2 and 4 ranks are checked by mpi_discontinuity.py.
@@ -108,6 +111,22 @@ def main():
     failures = []
     for name in CASES:
         check_case(args, name, failures)
+    # --assign auto's discontinuity rule 40 hops deep on a block partition:
+    # the search crosses three rank boundaries; the split must be the same
+    deep = []
+    for p in (1, 4):
+        out = os.path.join(args.scratch, "deep-np%d.h5" % p)
+        r = qmol(args, p, "buck-heatsink", ["--partition", "block"], 1e-3, out,
+                 ["--method", "mixed", "--qss-method", "liqss2", "--assign", "auto",
+                  "--assign-depth", "40", "--assign-threshold", "1"])
+        if r.returncode != 0:
+            failures.append("--assign-depth 40 P=%d: exit %d: %s" % (p, r.returncode, r.stderr))
+        else:
+            deep.append(split(out)[0])
+    if len(deep) == 2 and (not np.array_equal(deep[0], deep[1]) or (deep[0] == 0).sum() != 43):
+        failures.append("--assign-depth 40: %d QSS states on 1 rank, %d on 4 (expected 43: "
+                        "i_L, u_C and sections 1-41)" % ((deep[0] == 0).sum(),
+                                                           (deep[1] == 0).sum()))
     out = os.path.join(args.scratch, "interp-np2.h5")
     problem, sets, tf, _ = CASES["vardiff"]
     r = qmol(args, 2, problem, sets, tf, out, ["--method", "mixed", "--assign", "auto",

@@ -710,6 +710,93 @@ static result same_as_plain(const qmol_problem *p, partition_options o, class_la
  * without classes bit for bit (also coarsened, in pieces), that class's
  * imbalance the total's and the other's 0. Block partitions ignore the
  * classes and measure them. */
+/* The states of p's discontinuities and their neighbours up to `hops` edges
+ * of the symmetrized rows away, as flags over all states (serial). */
+static unsigned char *near_discontinuities(const qmol_problem *p, int hops) {
+    unsigned char *in = calloc((size_t)p->n, 1);
+    int64_t ids[64];
+    assert_non_null(in);
+    assert_true(p->n_affected <= 64);
+    p->affected(p->data, ids);
+    for (int64_t k = 0; k < p->n_affected; k++)
+        in[ids[k]] = 1;
+    for (int64_t c = 0; c < p->n_crossings; c++) {
+        int len = p->crossing_size(p->data, c);
+        assert_true(len <= 64);
+        p->crossing_row(p->data, c, ids);
+        for (int k = 0; k < len; k++)
+            in[ids[k]] = 1;
+    }
+    for (int h = 0; h < hops; h++) {
+        unsigned char *next = malloc((size_t)p->n);
+        assert_non_null(next);
+        memcpy(next, in, (size_t)p->n);
+        for (int64_t i = 0; i < p->n; i++) {
+            int len = p->row_size(p->data, i);
+            assert_true(len <= 64);
+            p->row(p->data, i, ids);
+            for (int k = 0; k < len; k++)
+                if (in[i] || in[ids[k]]) next[i] = next[ids[k]] = 1;
+        }
+        free(in);
+        in = next;
+    }
+    return in;
+}
+
+/* gather_discrete: buck-heatsink's circuit and the rod sections within 3
+ * hops end up on one rank; heat2d-thermostat's 36 heater nodes and sensor
+ * move on 2 ranks (at most 400 / 8 states) but not on 4 (400 / 16), where
+ * the owners are those of the plain partition. */
+static void discontinuity_states_gathered(void **state) {
+    (void)state;
+    int P = test_nranks();
+    qmol_problem buck = test_problem("buck-heatsink", NULL, 0);
+    for (int hops = 0; hops <= 3; hops += 3) {
+        partition_options o = {.kind = PARTITION_METIS,
+                               .pieces_per_rank = 4,
+                               .gather_discrete = 1,
+                               .gather_hops = hops};
+        result r = run_ok(&buck, o);
+        int32_t *all = all_owners(&buck, &r);
+        unsigned char *near = near_discontinuities(&buck, hops);
+        int32_t owner = -1, count = 0;
+        for (int64_t i = 0; i < buck.n; i++) {
+            if (!near[i]) continue;
+            if (owner < 0) owner = all[i];
+            assert_int_equal(all[i], owner);
+            count++;
+        }
+        assert_int_equal(count, hops ? 6 : 2); /* i_L and section 1; then u_C, sections 2-4 */
+        free(all), free(near), free(r.owner);
+    }
+    drop(&buck);
+    qmol_problem th = test_problem("heat2d-thermostat", NULL, 0);
+    partition_options plain = {.kind = PARTITION_METIS, .pieces_per_rank = 4};
+    partition_options gather = plain;
+    gather.gather_discrete = 1;
+    result a = run_ok(&th, plain), b = run_ok(&th, gather);
+    int32_t *all = all_owners(&th, &b);
+    unsigned char *near = near_discontinuities(&th, 0);
+    int32_t first = -1, together = 1;
+    for (int64_t i = 0; i < th.n; i++)
+        if (near[i]) {
+            if (first < 0) first = all[i];
+            together &= all[i] == first;
+        }
+    if (P == 2) {
+        assert_true(together);
+        assert_int_equal(b.rep.gathered, 1);
+    }
+    if (P == 4) {
+        assert_int_equal(b.rep.gathered, 0);
+        for (int64_t k = 0; k < a.count; k++)
+            assert_int_equal(a.owner[k], b.owner[k]);
+    }
+    free(all), free(near), free(a.owner), free(b.owner);
+    drop(&th);
+}
+
 static void one_class_is_no_class(void **state) {
     (void)state;
     qmol_problem p = grid_20x20();
@@ -1017,6 +1104,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(metis_balances_each_class),
         cmocka_unit_test(coarsened_metis_balances_each_class),
         cmocka_unit_test(one_class_is_no_class),
+        cmocka_unit_test(discontinuity_states_gathered),
         cmocka_unit_test(graph_without_edges),
         cmocka_unit_test(components_stay_together),
         cmocka_unit_test(block_without_box_split),
