@@ -53,7 +53,7 @@ void config_usage(void) {
            "  --coarsen-above N     METIS on a coarsened graph above N states (default 2e7)\n"
            "  --pieces K            METIS: K pieces per rank, dealt round-robin, so moving\n"
            "                        fronts keep every rank busy (default: 4 for QSS\n"
-           "                        methods, 1 for cvode)\n"
+           "                        methods, 1 for cvode and mixed)\n"
            "  --window DT           several ranks: fixed exchange window (default: adaptive)\n"
            "  --window-min DT       adaptive windows: shortest (default 1e-6 (tf - t0))\n"
            "  --window-max DT       adaptive windows: longest (default (tf - t0) / K)\n"

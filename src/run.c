@@ -22,7 +22,11 @@
 
 /* METIS pieces per rank for QSS methods (--pieces): activity follows the
  * fronts, and one piece per rank leaves the ranks ahead of and behind a
- * front idle (see docs/parallel.md). CVODE's work is uniform: one piece. */
+ * front idle (see docs/parallel.md). CVODE's work is uniform: one piece. So
+ * is the mixed method's: its windows are CVODE steps, which every rank
+ * boundary inside the QSS block shortens (adr1d-vardiff N = 1000, 4 ranks:
+ * 20796 windows, 1.19 s with one piece, 50840 and 2.45 s with four;
+ * buck-heatsink 2.16 s and 2.73 s, heat2d-thermostat 5.96 s and 7.68 s). */
 #define QSS_PIECES_PER_RANK 4
 
 static int is_plugin_path(const char *name) {
@@ -334,13 +338,19 @@ static int mixed_vertex_classes(const run_config *c, const qmol_problem *p, part
     int64_t count[2] = {0, 0};
     for (int32_t j = 0; rc == 0 && j < first.m.n; j++)
         count[assignment[j] == ASSIGN_BDF]++;
-    /* METIS cuts P K pieces: a class with fewer states than that per rank
-     * cannot be spread over them (buck-heatsink's 6 QSS states on 4 ranks:
-     * METIS complained and left the BDF work 1.55x imbalanced); one
-     * constraint then, and the small class lies where METIS puts it */
+    /* A class with fewer states than METIS's P K pieces cannot be spread over
+     * them (buck-heatsink's 6 QSS states, 4 ranks: METIS complained and left
+     * the BDF work 1.55x imbalanced), and one of at most a quarter of a
+     * rank's share (n / 4P) weighs little next to the other: neither is a
+     * constraint. Such a class is mostly the discontinuities' neighbourhood,
+     * which the partition then moves to one rank (part_gather.h): balanced
+     * first, its 6 states left one of 4 ranks with 7 of buck-heatsink's 96
+     * BDF states. */
     int32_t parts = first.size * (po->pieces_per_rank > 1 ? po->pieces_per_rank : 1);
+    int64_t small = p->n / (4 * (int64_t)first.size);
+    if (small < parts) small = parts;
     if (rc == 0) MPI_Allreduce(MPI_IN_PLACE, count, 2, MPI_INT64_T, MPI_SUM, comm);
-    if (rc == 0 && count[0] >= parts && count[1] >= parts) {
+    if (rc == 0 && count[0] > small && count[1] > small) {
         *classes = methods_of_block(&first, p->n, assignment);
         rc = comm_agree(comm, *classes ? 0 : -1, NULL, 0);
         if (rc) snprintf(err, errlen, "out of memory for the states' methods");
@@ -461,18 +471,19 @@ int run_execute(const run_config *cin) {
             c.linsol == LINSOL_KLU ? "klu" : "band", size);
         goto done;
     }
-    partition_options po = {.kind = PARTITION_METIS,
-                            .gather_discrete =
-                                c.method != METHOD_CVODE && problem_has_discontinuities(&prob),
-                            /* the states --assign auto keeps on QSS with them */
-                            .gather_hops = c.method != METHOD_MIXED ? 0
-                                           : c.assign_depth < 0     ? ASSIGN_DEPTH
-                                                                    : c.assign_depth,
-                            .coarsen_above = c.coarsen_above,
-                            .weight_by_row = c.method != METHOD_CVODE,
-                            .pieces_per_rank = c.pieces                   ? c.pieces
-                                               : c.method == METHOD_CVODE ? 1
-                                                                          : QSS_PIECES_PER_RANK};
+    partition_options po = {
+        .kind = PARTITION_METIS,
+        .gather_discrete = c.method != METHOD_CVODE && problem_has_discontinuities(&prob),
+        /* the states --assign auto keeps on QSS with them */
+        .gather_hops = c.method != METHOD_MIXED ? 0
+                       : c.assign_depth < 0     ? ASSIGN_DEPTH
+                                                : c.assign_depth,
+        .coarsen_above = c.coarsen_above,
+        .weight_by_row = c.method != METHOD_CVODE,
+        .pieces_per_rank = c.pieces ? c.pieces
+                           : c.method == METHOD_CVODE || c.method == METHOD_MIXED
+                               ? 1
+                               : QSS_PIECES_PER_RANK};
     if (c.partition && partition_parse(c.partition, &po, err, sizeof err) != 0) {
         SAY("qmol: error: --partition %s: %s\n", c.partition, err);
         goto done;
