@@ -132,10 +132,17 @@ static void print_methods_events(hid_t file, int64_t P) {
     int64_t *qss = calloc((size_t)P, sizeof *qss), *bdf = calloc((size_t)P, sizeof *bdf);
     if (qss && bdf && read_column(file, "partition/qss_owned", P, H5T_NATIVE_INT64, qss) == 0 &&
         read_column(file, "partition/bdf_owned", P, H5T_NATIVE_INT64, bdf) == 0) {
-        long long q = 0, b = 0;
-        for (int64_t r = 0; r < P; r++)
+        long long q = 0, b = 0, qlo = qss[0], qhi = qss[0], blo = bdf[0], bhi = bdf[0];
+        for (int64_t r = 0; r < P; r++) {
             q += qss[r], b += bdf[r];
-        char *line = h5u_asprintf("%lld QSS, %lld BDF (/partition/method)", q, b);
+            qlo = qss[r] < qlo ? qss[r] : qlo, qhi = qss[r] > qhi ? qss[r] : qhi;
+            blo = bdf[r] < blo ? bdf[r] : blo, bhi = bdf[r] > bhi ? bdf[r] : bhi;
+        }
+        char *line =
+            P > 1 ? h5u_asprintf("%lld QSS, %lld BDF (/partition/method); per rank %lld..%lld "
+                                 "QSS, %lld..%lld BDF (/partition/qss_owned, bdf_owned)",
+                                 q, b, qlo, qhi, blo, bhi)
+                  : h5u_asprintf("%lld QSS, %lld BDF (/partition/method)", q, b);
         row("methods", line ? line : "(out of memory)");
         free(line);
     }

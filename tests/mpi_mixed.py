@@ -5,7 +5,8 @@ and buck-heatsink (--qss-method liqss2 --assign auto) at P = 1, 2 and 4
 run must
 
   - keep the one-rank split: /partition/method is the same state by state,
-    and /partition/qss_owned and bdf_owned add up to it;
+    and /partition/qss_owned and bdf_owned add up to it (and `qmol info`
+    shows their range);
   - stay within the distributed runs' accuracy rule: e_rr(P) <= 1.5 e_rr(1)
     + tol / 10, e_rr = ||x - x_ref|| / ||x_ref|| over all samples and states
     (the rule of tests/mpi_runs.py);
@@ -89,6 +90,12 @@ def check_case(args, name, failures):
                             "/partition/method" % (name, p, list(qss), list(bdf)))
         print("%-8s P=%d: e_rr %.3e, QSS per rank %s, BDF per rank %s"
               % (name, p, errors[p], list(qss), list(bdf)))
+        if p > 1:
+            info = subprocess.run([args.qmol, "info", out], capture_output=True, text=True)
+            want = "per rank %d..%d QSS, %d..%d BDF" % (qss.min(), qss.max(), bdf.min(), bdf.max())
+            if info.returncode != 0 or want not in info.stdout:
+                failures.append("%s P=%d: qmol info does not say %r: %s"
+                                % (name, p, want, info.stdout + info.stderr))
         if p == 2:
             again = os.path.join(args.scratch, "%s-np2-again.h5" % name)
             r = qmol(args, p, problem, sets, tf, again, extra)
