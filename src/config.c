@@ -57,7 +57,9 @@ void config_usage(void) {
            "  --window DT           several ranks: fixed exchange window (default: adaptive)\n"
            "  --window-min DT       adaptive windows: shortest (default 1e-6 (tf - t0))\n"
            "  --window-max DT       adaptive windows: longest (default (tf - t0) / K)\n"
-           "  --quiet, --verbose    less or more output\n");
+           "  --progress S          seconds between progress reports on stderr (default:\n"
+           "                        0.5 on a terminal, redrawn in place; 10 otherwise)\n"
+           "  --quiet, --verbose    less output (no progress), more (per-rank spread)\n");
 }
 
 /* The options that apply() knows, by name without "--": each is also a [run]
@@ -75,7 +77,8 @@ static const char *const option_names[] = {"problem",       "set",
                                            "pieces",        "qss-method",
                                            "bdf",           "bdf-file",
                                            "assign",        "assign-threshold",
-                                           "assign-depth",  "coupling"};
+                                           "assign-depth",  "coupling",
+                                           "progress"};
 #define NOPTIONS (sizeof option_names / sizeof option_names[0])
 
 static int known_option(const char *key) {
@@ -246,6 +249,11 @@ static int apply(run_config *c, const char *key, const char *value, const char *
             c->window_min = v;
         else
             c->window_max = v;
+    } else if (!strcmp(key, "progress")) {
+        if (parse_double(value, &c->progress) != 0 || c->progress < 0.0)
+            return failf(err, errlen,
+                         "%s%s%s: must be a number of seconds >= 0 (0: every chance to report)",
+                         where, sep, value);
     } else if (!strcmp(key, "samples")) {
         if (parse_count(value, 1, 100000000, &count) != 0)
             return failf(err, errlen, "%s%s%s: must be a whole number in [1, 100000000]", where,
@@ -421,6 +429,7 @@ static void defaults(run_config *c) {
     c->qss_method = METHOD_MLIQSS2;
     c->coupling = COUPLING_HISTORY;
     c->assign_depth = -1;
+    c->progress = -1.0;
 }
 
 int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen) {

@@ -47,6 +47,7 @@ typedef struct run_config {
     int assign_depth; /* -1: not given (ASSIGN_DEPTH) */
     int coupling;     /* COUPLING_* */
     int quiet, verbose;
+    double progress; /* seconds between progress reports; < 0: the default */
 } run_config;
 
 /* Parses `qmol run` arguments (argv after "run"). Returns 0, or 2 with a

@@ -15,6 +15,7 @@
 #include "agree.h"
 #include "cvode_block.h"
 #include "cvode_internal.h"
+#include "progress.h"
 #include "discrete.h"
 
 #include <cvode/cvode.h>
@@ -231,6 +232,7 @@ static int integrate(cvode_block *b, cv_discrete *d, sample_fn sample, void *ctx
     int64_t k = 1;
     double tret = o->t0;
     long nsteps = 0, stalled = 0;
+    uint64_t steps = 0; /* for progress reports (nsteps restarts at discontinuities) */
     if (set_stop(b, d, err, errlen)) return -1;
     while (k <= o->samples) {
         if (++nsteps > CV_MAX_STEPS) {
@@ -262,6 +264,9 @@ static int integrate(cvode_block *b, cv_discrete *d, sample_fn sample, void *ctx
         int at_end = flag == CV_TSTOP_RETURN && !(tret < o->tf);
         int rc = deliver(b, tret, at_end, &k, sample, ctx, sample_wall, err, errlen);
         if (rc) return rc;
+        steps++;
+        /* steps are the same on every rank: rank 0 reports alone */
+        if (o->progress && progress_due(o->progress)) progress_local(o->progress, tret, steps, 0.0);
         if (flag == CV_ROOT_RETURN || (flag == CV_TSTOP_RETURN && !at_end)) {
             if (disc_handle(b, d, flag, tret, stats, err, errlen)) return -1;
             stalled = 0;

@@ -26,6 +26,7 @@ typedef enum method_id {
 } method_id;
 
 struct halo_plan;
+struct progress;
 
 /* CVODE linear solvers; LINSOL_AUTO is resolved by cvode_choose_linsol. */
 typedef enum linsol_id { LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR, LINSOL_AUTO } linsol_id;
@@ -65,6 +66,8 @@ typedef struct integrator_options {
      * events: c = -1), as they are handled (may be NULL). */
     void (*on_discrete)(void *ctx, double t, int64_t c, int direction);
     void *discrete_ctx;
+    /* Progress reports (progress.h), or NULL. */
+    struct progress *progress;
     /* Trace of QSS events, for tests: called after each event (may be NULL). */
     void (*trace)(void *ctx, double t, int32_t i, const double *q);
     void *trace_ctx;

@@ -32,6 +32,7 @@
 #include "agree.h"
 #include "discrete.h"
 #include "mixed_internal.h"
+#include "progress.h"
 #include "wallclock.h"
 
 #include <math.h>
@@ -296,16 +297,18 @@ static int agree_window(mixed *x, double *h, double *h_free, double *t_discrete,
     double wmin, wmax;
     window_bounds(x->o, &wmin, &wmax);
     double watch = x->o->window > 0.0 ? x->o->window : WINDOW_FRACTION * watch_scale(e, &x->watch);
-    double v[4] = {extrapolation_limit(x), fmax(watch, wmin), e->failed ? -1.0 : 0.0,
-                   discrete_next_time(e)};
+    const integrator_options *o = x->o;
+    double v[5] = {extrapolation_limit(x), fmax(watch, wmin), e->failed ? -1.0 : 0.0,
+                   discrete_next_time(e), o->progress && progress_due(o->progress) ? -1.0 : 0.0};
     double wt = wallclock_seconds();
-    MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MIN, x->comm);
+    MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_DOUBLE, MPI_MIN, x->comm);
     e->stats->wall_wait += wallclock_seconds() - wt;
     if (v[2] < 0.0) return -1;
     *extrap = v[0] < *h;
     *h_free = fmin(*h, v[0]);
     *h = fmin(*h_free, v[1]);
     *t_discrete = v[3];
+    if (v[4] < 0.0) progress_collect(o->progress, x->T, e->stats->events, e->stats->wall_wait, *h);
     return 0;
 }
 
@@ -348,6 +351,8 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
             double h_ext = extrapolation_limit(x);
             extrap = h_ext < h;
             h = h_free = fmin(h, h_ext);
+            if (o->progress && progress_due(o->progress))
+                progress_local(o->progress, T, e->stats->events, h);
         }
         if (extrap && x->rank == 0) e->stats->extrap_limits++;
         double T_end = window_end(T, h, ts, t_discrete);

@@ -13,6 +13,7 @@
 #include "agree.h"
 #include "discrete.h"
 #include "halo.h"
+#include "progress.h"
 #include "qss_engine.h"
 #include "qss_window.h"
 #include "wallclock.h"
@@ -83,6 +84,11 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         int32_t i = heap_top(&e->heap);
         e->method->event(e, i, t);
         e->stats->events++;
+        /* one rank: a look at the clock every 2^16 events (several ranks
+         * report at window ends, together) */
+        if (!e->halo && o->progress && (e->stats->events & 0xFFFF) == 0 &&
+            progress_due(o->progress))
+            progress_local(o->progress, t, e->stats->events, 0.0);
         if (watch) watch_event(watch, e, i, t);
         if (o->trace) o->trace(o->trace_ctx, t, i, e->qc[0]);
         if (stalled(t, last_t, same_time, stall_limit))
@@ -165,8 +171,9 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         if (e->halo) {
             double wt = wallclock_seconds();
             double proposal = adaptive ? WINDOW_FRACTION * watch_scale(e, &watch) : o->window;
-            double v[3] = {proposal, e->failed ? -1.0 : 0.0, discrete_next_time(e)};
-            MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MIN, comm);
+            double v[4] = {proposal, e->failed ? -1.0 : 0.0, discrete_next_time(e),
+                           o->progress && progress_due(o->progress) ? -1.0 : 0.0};
+            MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MIN, comm);
             t_discrete = v[2];
             stats->wall_wait += wallclock_seconds() - wt;
             if (v[1] < 0.0) break;
@@ -176,6 +183,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
             } else {
                 W = o->window;
             }
+            if (v[3] < 0.0) progress_collect(o->progress, T, stats->events, stats->wall_wait, W);
         } else if (e->failed) {
             break;
         } else {
@@ -189,6 +197,8 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         if (t_discrete > T && t_discrete < T_end) T_end = t_discrete;
         eng_run_events(e, T_end, e->halo ? &watch : NULL, &last_t, &same_time);
         stats->windows++;
+        if (!e->halo && o->progress && progress_due(o->progress))
+            progress_local(o->progress, T_end, stats->events, 0.0);
         if (e->halo) {
             double wx = wallclock_seconds();
             if (qssx_window(e, &x, T_end) != 0)

@@ -8,6 +8,7 @@
 #include "h5out.h"
 #include "layout.h"
 #include "model.h"
+#include "progress.h"
 #include "registry.h"
 #include "wallclock.h"
 
@@ -553,12 +554,17 @@ int run_execute(const run_config *cin) {
     qmol_stats stats;
     memset(&stats, 0, sizeof stats);
     stats.wall_partition = layout.wall_partition;
+    progress prog;
+    progress_init(&prog, comm, prob.t0, c.tf, c.quiet, c.verbose, c.progress,
+                  c.method == METHOD_CVODE ? "steps" : "events");
+    o.progress = &prog;
     stats.wall_setup = wallclock_seconds() - w0;
     int irc = c.method == METHOD_CVODE
                   ? cvode_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
               : c.method == METHOD_MIXED
                   ? mixed_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
                   : qss_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err);
+    progress_end(&prog);
     if (irc != 0) {
         SAY("qmol: error: %s on %s: %s\n", method_name(c.method), def->name,
             err[0] ? err : "the integration failed");

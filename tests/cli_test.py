@@ -206,6 +206,8 @@ def bad_input_cases():
 
     opt("unknown_problem", "--problem", "nosuch")
     opt("unknown_method", "--method", "qss9")
+    opt("progress_negative", "--progress", "-1", also=[">= 0"])
+    opt("progress_not_a_number", "--progress", "soon")
     # an unknown option has no known value: the line names it and lists the
     # allowed ones (qmol does not take "1" as its value)
     run_case("unknown_option", ["--frobnicate", "1"], ["--frobnicate", "unknown option", "--tol"])
@@ -499,11 +501,30 @@ def group_output(group):
         check_h5(case, path, 10, 2, 0.0, 0.01)
     cases.append(case)
 
+    # progress on stderr: plain lines into a pipe, simulated time increasing,
+    # the unit of the method; none with --quiet (below)
+    for method, unit in (("liqss2", "events/s"), ("cvode", "steps/s")):
+        case = Case(group, "progress_" + method)
+        dd = case_dir(group, "progress_" + method)
+        path = os.path.join(dd, "out.h5")
+        args = ["run", "--problem", "adr2d", "--set", "nx=40", "--set", "ny=40", "--method",
+                method, "--tf", "1", "--samples", "4", "--output", path, "--progress", "0"]
+        rc, out, err = case.qmol(args, cwd=dd)
+        if check_produced(case, path, rc, args, out, err):
+            lines = [ln for ln in err.splitlines() if ln.startswith("qmol: t = ")]
+            times = [float(ln.split()[3]) for ln in lines]
+            case.check(len(lines) >= 2, f"expected progress lines on stderr: {err!r}")
+            case.check(all(unit in ln and " of 1 (" in ln and "ETA" in ln for ln in lines),
+                       f"progress lines lack time, percentage, {unit} or ETA: {lines[:3]}")
+            case.check(times == sorted(times) and all(0 < t <= 1 for t in times),
+                       f"progress times not increasing inside (0, 1]: {times[:10]}")
+        cases.append(case)
+
     case = Case(group, "quiet")
     dd = case_dir(group, "quiet")
     path = os.path.join(dd, "out.h5")
     args = ["run", "--problem", "heat1d", "--set", "N=10", "--method", "qss1", "--tf", "0.01",
-            "--samples", "2", "--output", path, "--quiet"]
+            "--samples", "2", "--output", path, "--quiet", "--progress", "0"]
     rc, out, err = case.qmol(args, cwd=dd)
     if check_produced(case, path, rc, args, out, err):
         case.check(out == "", f"--quiet printed on stdout: {out!r}")

@@ -42,10 +42,10 @@ CASES = {
 }
 
 
-def qmol(args, np_, problem, sets, tf, out, extra):
+def qmol(args, np_, problem, sets, tf, out, extra, quiet=True):
     cmd = shlex.split(args.mpiexec) + ["-n", str(np_), args.qmol, "run", "--problem", problem,
                                        "--tf", repr(tf), "--samples", "10", "--output", out,
-                                       "--overwrite", "--quiet"] + sets + extra
+                                       "--overwrite"] + sets + extra + (["--quiet"] if quiet else [])
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 
@@ -134,6 +134,16 @@ def main():
         failures.append("--assign-depth 40: %d QSS states on 1 rank, %d on 4 (expected 43: "
                         "i_L, u_C and sections 1-41)" % ((deep[0] == 0).sum(),
                                                            (deep[1] == 0).sum()))
+    # progress on 2 ranks: rank 0's lines, events summed over ranks, and with
+    # --verbose the per-rank spread after each
+    out = os.path.join(args.scratch, "progress-np2.h5")
+    r = qmol(args, 2, "adr1d-vardiff", ["--set", "N=400"], 10.0, out,
+             ["--method", "mixed", "--assign", "auto", "--progress", "0", "--verbose"], quiet=False)
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("qmol: t = ")]
+    spread = [ln for ln in r.stderr.splitlines() if ln.startswith("qmol:   per rank: events")]
+    if r.returncode != 0 or len(lines) < 2 or len(spread) != len(lines):
+        failures.append("progress on 2 ranks: exit %d, %d progress lines, %d per-rank lines: %r"
+                        % (r.returncode, len(lines), len(spread), r.stderr[-2000:]))
     out = os.path.join(args.scratch, "interp-np2.h5")
     problem, sets, tf, _ = CASES["vardiff"]
     r = qmol(args, 2, problem, sets, tf, out, ["--method", "mixed", "--assign", "auto",
