@@ -11,6 +11,7 @@
 #include "progress.h"
 #include "registry.h"
 #include "wallclock.h"
+#include "xdmf.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -231,7 +232,8 @@ static double peak_bytes_per_state(const run_layout *l, int64_t n, double *peak_
 }
 
 static void print_summary(const run_config *c, const qmol_problem *p, const char *path,
-                          const qmol_stats *s, int size, double bytes_per_state, double peak_mb) {
+                          const char *xmf, const qmol_stats *s, int size, double bytes_per_state,
+                          double peak_mb) {
     printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples\n", c->problem,
            (long long)p->n, method_name(c->method), c->reltol, c->abstol, p->t0, c->tf,
            (long long)c->samples);
@@ -270,6 +272,7 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
     printf("  memory: peak RSS %.1f MiB%s, %.0f bytes per owned state\n", peak_mb,
            size > 1 ? " (largest rank)" : "", bytes_per_state);
     printf("  output: %s\n", path);
+    if (xmf) printf("  ParaView: %s (XDMF time series of the grid)\n", xmf);
 }
 
 /* The method of each owned state of a mixed run (collective); prints the
@@ -413,7 +416,7 @@ int run_execute(const run_config *cin) {
     memset(&layout, 0, sizeof layout);
     sample_sink sink;
     memset(&sink, 0, sizeof sink);
-    char *path = NULL;
+    char *path = NULL, *xmf = NULL;
     h5out *out = NULL;
     unsigned char *assignment = NULL;
     int8_t *classes = NULL;
@@ -435,6 +438,12 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: out of memory\n");
         goto done;
     }
+    /* grid problems: FILE.xmf beside FILE.h5 for ParaView (io/xdmf.h) */
+    xmf = prob.ndims > 0 ? xdmf_path(path) : NULL;
+    if (prob.ndims > 0 && !xmf) {
+        SAY("qmol: error: out of memory\n");
+        goto done;
+    }
     struct stat st;
     /* rank 0 looks at the file system; everyone follows its verdict */
     int bad = 0;
@@ -447,6 +456,11 @@ int run_execute(const run_config *cin) {
         } else if (!c.overwrite && access(path, F_OK) == 0) {
             snprintf(err, sizeof err, "--output %s: file exists (pass --overwrite to replace it)",
                      path);
+            bad = 1;
+        } else if (xmf && !c.overwrite && access(xmf, F_OK) == 0) {
+            snprintf(err, sizeof err,
+                     "--output %s: its XDMF file %s exists (pass --overwrite to replace it)", path,
+                     xmf);
             bad = 1;
         }
     }
@@ -600,8 +614,16 @@ int run_execute(const run_config *cin) {
         goto done;
     }
     out = NULL;
+    int bad_xmf =
+        xmf && rank == 0 && xdmf_write(path, &prob, prob.t0, c.tf, c.samples, err, sizeof err) != 0;
+    if (comm_agree(comm, bad_xmf, err, sizeof err)) {
+        SAY("qmol: error: --output %s: %s (the HDF5 file is complete)\n", path, err);
+        rc = 1;
+        goto done;
+    }
     double peak_mb = 0.0, per_state = peak_bytes_per_state(&layout, prob.n, &peak_mb);
-    if (!c.quiet && rank == 0) print_summary(&c, &prob, path, &total, size, per_state, peak_mb);
+    if (!c.quiet && rank == 0)
+        print_summary(&c, &prob, path, xmf, &total, size, per_state, peak_mb);
     rc = 0;
 done:
     if (out) h5out_abort(out);
@@ -610,6 +632,6 @@ done:
     free(events.time), free(events.crossing), free(events.direction);
     if (prob.destroy) prob.destroy(prob.data);
     free(values);
-    free(path);
+    free(path), free(xmf);
     return rc;
 }

@@ -1,0 +1,121 @@
+/* xdmf.c: the XDMF 3 sidecar of a grid problem's result (see xdmf.h). */
+#include "xdmf.h"
+
+#include "integrator.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *xdmf_path(const char *h5path) {
+    size_t len = strlen(h5path);
+    int h5 = len > 3 && !strcmp(h5path + len - 3, ".h5");
+    char *out = malloc(len + 5);
+    if (!out) return NULL;
+    memcpy(out, h5path, len + 1);
+    strcpy(out + (h5 ? len - 3 : len), ".xmf");
+    return out;
+}
+
+/* The XML-escaped base name of path. */
+static void base_name(const char *path, char *out, size_t len) {
+    const char *slash = strrchr(path, '/'), *s = slash ? slash + 1 : path;
+    size_t k = 0;
+    for (; *s && k + 7 < len; s++) {
+        const char *rep = *s == '&'   ? "&amp;"
+                          : *s == '<' ? "&lt;"
+                          : *s == '>' ? "&gt;"
+                          : *s == '"' ? "&quot;"
+                                      : NULL;
+        if (rep) {
+            strcpy(out + k, rep);
+            k += strlen(rep);
+        } else {
+            out[k++] = *s;
+        }
+    }
+    out[k] = '\0';
+}
+
+/* One sample's grid: the mesh (dims z y x, padded with 1) and each
+ * component as the hyperslab [k, c::components] of /states. */
+static void write_sample(FILE *f, const qmol_problem *p, const char *file, int64_t k, double t,
+                         int64_t samples) {
+    int64_t d[3] = {1, 1, 1}, cells = 1;
+    double o[3] = {0, 0, 0}, h[3] = {1, 1, 1};
+    for (int a = 0; a < p->ndims; a++) { /* XDMF's order: slowest first (z y x) */
+        d[2 - a] = p->dims[a];
+        o[2 - a] = p->origin[a];
+        h[2 - a] = p->spacing[a];
+        cells *= p->dims[a];
+    }
+    int nc = p->components > 0 ? p->components : 1;
+    fprintf(f, "      <Grid Name=\"sample %lld\" GridType=\"Uniform\">\n", (long long)k + 1);
+    fprintf(f, "        <Time Value=\"%.17g\"/>\n", t);
+    fprintf(f, "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"%lld %lld %lld\"/>\n",
+            (long long)d[0], (long long)d[1], (long long)d[2]);
+    fprintf(f, "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n");
+    fprintf(f, "          <DataItem Dimensions=\"3\" Format=\"XML\">%.17g %.17g %.17g</DataItem>\n",
+            o[0], o[1], o[2]);
+    fprintf(f, "          <DataItem Dimensions=\"3\" Format=\"XML\">%.17g %.17g %.17g</DataItem>\n",
+            h[0], h[1], h[2]);
+    fprintf(f, "        </Geometry>\n");
+    for (int c = 0; c < nc; c++) {
+        char name[32];
+        if (nc == 1)
+            snprintf(name, sizeof name, "u");
+        else
+            snprintf(name, sizeof name, "u%d", c);
+        fprintf(f, "        <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">\n",
+                name);
+        fprintf(f,
+                "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"%lld %lld %lld\" "
+                "Type=\"HyperSlab\">\n",
+                (long long)d[0], (long long)d[1], (long long)d[2]);
+        fprintf(f,
+                "            <DataItem Dimensions=\"3 2\" Format=\"XML\">%lld %d 1 %d 1 "
+                "%lld</DataItem>\n",
+                (long long)k, c, nc, (long long)cells);
+        fprintf(f,
+                "            <DataItem Dimensions=\"%lld %lld\" NumberType=\"Float\" "
+                "Precision=\"8\" Format=\"HDF\">%s:/states</DataItem>\n",
+                (long long)samples, (long long)p->n, file);
+        fprintf(f, "          </DataItem>\n        </Attribute>\n");
+    }
+    fprintf(f, "      </Grid>\n");
+}
+
+int xdmf_write(const char *h5path, const qmol_problem *p, double t0, double tf, int64_t samples,
+               char *err, size_t errlen) {
+    char *path = xdmf_path(h5path);
+    size_t len = path ? strlen(path) + 9 : 0;
+    char *partial = path ? malloc(len) : NULL;
+    if (!partial) {
+        free(path);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(partial, len, "%s.partial", path);
+    char file[4096];
+    base_name(h5path, file, sizeof file);
+    FILE *f = fopen(partial, "w");
+    int rc = f ? 0 : -1;
+    if (f) {
+        fprintf(f, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n");
+        fprintf(f, "    <Grid Name=\"%s\" GridType=\"Collection\" CollectionType=\"Temporal\">\n",
+                file);
+        for (int64_t k = 0; k < samples; k++)
+            write_sample(f, p, file, k, sample_time(t0, tf, k + 1, samples), samples);
+        fprintf(f, "    </Grid>\n  </Domain>\n</Xdmf>\n");
+        rc = ferror(f) ? -1 : 0;
+        if (fclose(f) != 0) rc = -1;
+    }
+    if (rc == 0 && rename(partial, path) != 0) rc = -1;
+    if (rc) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        remove(partial);
+    }
+    free(path), free(partial);
+    return rc;
+}

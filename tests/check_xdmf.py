@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""The XDMF sidecar of grid results: qmol runs heat1d (1D), adr2d (2D, also on
+2 ranks) and heat3d (3D); for each, FILE.xmf must be valid XML whose every
+sample grid has the run's time, a mesh of the problem's dims (XDMF order z y
+x, 1 for missing dimensions), origin and spacing, and whose every attribute
+is a hyperslab of an HDF5 dataset that exists in the file with the shape the
+XDMF gives, selecting exactly the states of that sample (compared value by
+value with /states reshaped as docs/output.md says).
+
+usage: check_xdmf.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import h5py
+import numpy as np
+
+RUNS = [("heat1d", ["--set", "N=30"], 1), ("adr2d", ["--set", "nx=12", "--set", "ny=9"], 1),
+        ("adr2d", ["--set", "nx=12", "--set", "ny=9"], 2),
+        ("heat3d", ["--set", "nx=4", "--set", "ny=5", "--set", "nz=3"], 1)]
+
+
+def ints(text):
+    return [int(v) for v in text.split()]
+
+
+def check(xmf, h5path, failures, label):
+    try:
+        root = ET.parse(xmf).getroot()
+    except ET.ParseError as e:
+        failures.append("%s: %s is not valid XML: %s" % (label, xmf, e))
+        return
+    with h5py.File(h5path, "r") as f:
+        times, states = f["time"][()], f["states"][()]
+        dims = list(f.attrs["dims"])
+        origin, spacing = list(f.attrs["origin"]), list(f.attrs["spacing"])
+        nc = int(f.attrs["components"])
+    want = [1] * (3 - len(dims)) + dims[::-1]
+    grids = root.findall("./Domain/Grid/Grid")
+    if len(grids) != len(times):
+        failures.append("%s: %d sample grids, %d samples" % (label, len(grids), len(times)))
+    for k, g in enumerate(grids):
+        t = float(g.find("Time").get("Value"))
+        if t != times[k]:
+            failures.append("%s: grid %d at t=%r, /time %r" % (label, k, t, times[k]))
+        topo = ints(g.find("Topology").get("Dimensions"))
+        if topo != want:
+            failures.append("%s: grid %d topology %s, dims %s" % (label, k, topo, want))
+        geo = [[float(v) for v in d.text.split()] for d in g.findall("Geometry/DataItem")]
+        pad = 3 - len(dims)
+        if geo[0][pad:] != origin[::-1] or geo[1][pad:] != spacing[::-1]:
+            failures.append("%s: grid %d geometry %s, origin %s spacing %s"
+                            % (label, k, geo, origin, spacing))
+        attrs = g.findall("Attribute")
+        if len(attrs) != nc:
+            failures.append("%s: grid %d has %d attributes for %d components"
+                            % (label, k, len(attrs), nc))
+        for c, a in enumerate(attrs):
+            slab = a.find("DataItem")
+            sel, src = slab.findall("DataItem")
+            start, stride, count = np.array(ints(sel.text)).reshape(3, 2)
+            name, path = src.text.strip().split(":")
+            if name != os.path.basename(h5path):
+                failures.append("%s: names file %s" % (label, name))
+                continue
+            with h5py.File(os.path.join(os.path.dirname(xmf), name), "r") as f:
+                if path.lstrip("/") not in f:
+                    failures.append("%s: %s has no %s" % (label, name, path))
+                    continue
+                shape = list(f[path].shape)
+            if shape != ints(src.get("Dimensions")):
+                failures.append("%s: %s is %s, the XDMF says %s"
+                                % (label, path, shape, src.get("Dimensions")))
+            if int(np.prod(count)) != int(np.prod(ints(slab.get("Dimensions")))):
+                failures.append("%s: hyperslab count %s for dimensions %s"
+                                % (label, count, slab.get("Dimensions")))
+            picked = states[start[0]:start[0] + count[0] * stride[0]:stride[0],
+                            start[1]:start[1] + count[1] * stride[1]:stride[1]]
+            if not np.array_equal(picked.reshape(-1), states[k, c::nc]):
+                failures.append("%s: grid %d attribute %d selects other values" % (label, k, c))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--qmol", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--scratch", required=True)
+    args = ap.parse_args()
+    scratch = os.path.join(args.scratch, "xdmf")
+    os.makedirs(scratch, exist_ok=True)
+    failures = []
+    for problem, sets, p in RUNS:
+        label = "%s P=%d" % (problem, p)
+        out = os.path.join(scratch, "%s-np%d.h5" % (problem, p))
+        cmd = shlex.split(args.mpiexec) + ["-n", str(p), args.qmol, "run", "--problem", problem,
+                                           "--tf", "0.01", "--samples", "3", "--output", out,
+                                           "--overwrite"] + sets
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        xmf = out[:-3] + ".xmf"
+        if r.returncode != 0:
+            failures.append("%s: exit %d: %s" % (label, r.returncode, r.stderr))
+            continue
+        if ("ParaView: " + xmf) not in r.stdout:
+            failures.append("%s: the summary does not name %s: %r" % (label, xmf, r.stdout))
+        check(xmf, out, failures, label)
+        print("%s: %s checked" % (label, xmf))
+    # without --overwrite an existing sidecar stops the run (exit 2, no file)
+    out = os.path.join(scratch, "taken.h5")
+    for path in (out, out[:-3] + ".xmf"):
+        if os.path.exists(path):
+            os.remove(path)
+    open(out[:-3] + ".xmf", "w").close()
+    r = subprocess.run([args.qmol, "run", "--problem", "heat1d", "--set", "N=10", "--tf", "0.01",
+                        "--output", out], capture_output=True, text=True, timeout=120)
+    if r.returncode != 2 or "taken.xmf" not in r.stderr or os.path.exists(out):
+        failures.append("existing sidecar: exit %d, %r" % (r.returncode, r.stderr))
+    for f in failures:
+        print("FAIL: " + f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
