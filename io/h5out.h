@@ -4,6 +4,7 @@
  *   /time    (K)      sample times
  *   /states  (K x n)  sampled states, chunked, one row per sample
  *   /partition        optional: owner of every state, per-rank sizes
+ *   /activity/events  optional (QSS runs): events of every state over the run
  *   /stats            totals as attributes (counters summed over ranks, wall
  *                     times the maximum), per_rank/ with one dataset per field
  *   root attributes: layout ("qmol-1"), qmol_version, problem, method, reltol,
@@ -75,6 +76,10 @@ const char *h5out_error(const h5out *w);
  * failure is also kept (h5out_finish then fails). */
 int h5out_partition(h5out *w, const int32_t *owner_block, const h5out_rank_info *mine,
                     int64_t edge_cut, const char *partition_kind, char *err, size_t errlen);
+/* Writes /activity/events (at most once): the events of each state of this
+ * rank's block over the run (whole numbers as doubles); collective. Returns
+ * 0, or -1 with err on every rank (kept: finish then fails). */
+int h5out_activity(h5out *w, const double *block, char *err, size_t errlen);
 /* Writes /events (at most once): this rank's `count` zero crossings, each
  * its time, crossing function and direction (+1 rising, -1 falling), in time
  * order; collective. Returns 0, or -1 with err on every rank (kept: finish

@@ -66,6 +66,9 @@ typedef struct integrator_options {
      * events: c = -1), as they are handled (may be NULL). */
     void (*on_discrete)(void *ctx, double t, int64_t c, int direction);
     void *discrete_ctx;
+    /* QSS and mixed runs: activity[j] += 1 at each event of local state j
+     * (owned states, the layout's order), or NULL. */
+    double *activity;
     /* Progress reports (progress.h), or NULL. */
     struct progress *progress;
     /* Trace of QSS events, for tests: called after each event (may be NULL). */

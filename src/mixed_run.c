@@ -472,6 +472,9 @@ int mixed_integrate(const model *m, const integrator_options *o, sample_fn sampl
             rc = -1;
         }
     }
+    if (rc == 0 && o->activity && x.e.activity) /* the QSS rows' events, in the layout's order */
+        for (int32_t j = 0; j < x.nq; j++)
+            o->activity[x.lay_q[j]] += x.e.activity[j];
     /* the engine's message (a QSS failure) wins over a generic one */
     if (x.e.failed) rc = -1;
     if (x.distributed) rc = comm_agree(x.comm, rc ? -1 : 0, err, errlen);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 void mixed_free(mixed *x) {
+    free(x->e.activity);
     eng_free(&x->e);
     if (x->bdf) cvode_block_close(x->bdf);
     if (x->distributed) halo_free(&x->qhalo);
@@ -249,6 +250,10 @@ static int setup_blocks(mixed *x, const unsigned char *method, const unsigned ch
     if (eng_setup(&x->e, &x->mq, &x->oq, qm, stats, err, errlen) || build_coupling(x) ||
         (x->coupling != COUPLING_HISTORY && build_readers(x))) {
         snprintf(err, errlen, "out of memory for the mixed method's storage");
+        return -1;
+    }
+    if (x->o->activity && !(x->e.activity = calloc((size_t)x->nq + 1, sizeof(double)))) {
+        snprintf(err, errlen, "out of memory for the event counts");
         return -1;
     }
     x->e.driver = x;

@@ -76,6 +76,7 @@ struct qss_engine {
     const unsigned char *watched_q; /* WATCH_* bits per column, or NULL */
     void (*on_q_change)(qss_engine *e, int32_t i, double t, const double *old_q, double old_tq);
     void *driver;
+    double *activity; /* events per row (o->activity, or the mixed run's own), or NULL */
     int failed;
     char *err;
     size_t errlen;

@@ -84,6 +84,7 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         int32_t i = heap_top(&e->heap);
         e->method->event(e, i, t);
         e->stats->events++;
+        if (e->activity) e->activity[i] += 1.0;
         /* one rank: a look at the clock every 2^16 events (several ranks
          * report at window ends, together) */
         if (!e->halo && o->progress && (e->stats->events & 0xFFFF) == 0 &&
@@ -147,6 +148,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
                  (long long)m->n_cols);
         return -1;
     }
+    e->activity = o->activity;
     discrete_attach(e, NULL, NULL, NULL);
     eng_initial_state(e);
     if (!e->failed && e->method->init(e) != 0 && !e->failed)

@@ -219,6 +219,14 @@ static int write_partition(h5out *out, run_layout *l, int64_t n, const unsigned 
     return rc;
 }
 
+/* /activity/events from the owned states' counts (several ranks: moved to
+ * the writer's blocks as the samples are). Collective. */
+static int write_activity(h5out *out, run_layout *l, double *counts, char *err, size_t errlen) {
+    if (l->size == 1) return h5out_activity(out, counts, err, errlen);
+    redistribute(&l->to_blocks, counts, l->block);
+    return h5out_activity(out, l->block, err, errlen);
+}
+
 /* Peak resident memory of this process per owned state, in bytes, the
  * largest over ranks (collective). */
 static double peak_bytes_per_state(const run_layout *l, int64_t n, double *peak_mb) {
@@ -420,6 +428,7 @@ int run_execute(const run_config *cin) {
     h5out *out = NULL;
     unsigned char *assignment = NULL;
     int8_t *classes = NULL;
+    double *activity = NULL;
     event_log events;
     memset(&events, 0, sizeof events);
     if (isnan(c.tf)) c.tf = prob.tf;
@@ -572,6 +581,14 @@ int run_execute(const run_config *cin) {
     progress_init(&prog, comm, prob.t0, c.tf, c.quiet, c.verbose, c.progress,
                   c.method == METHOD_CVODE ? "steps" : "events");
     o.progress = &prog;
+    if (c.method != METHOD_CVODE) { /* /activity: events per state */
+        activity = calloc((size_t)mp->n + 1, sizeof *activity);
+        if (comm_agree(comm, activity ? 0 : -1, NULL, 0)) {
+            SAY("qmol: error: out of memory for the event counts\n");
+            goto done;
+        }
+        o.activity = activity;
+    }
     stats.wall_setup = wallclock_seconds() - w0;
     int irc = c.method == METHOD_CVODE
                   ? cvode_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
@@ -589,6 +606,13 @@ int run_execute(const run_config *cin) {
     }
     if (events.failed) {
         SAY("qmol: error: out of memory keeping the zero crossings for /events\n");
+        h5out_abort(out);
+        out = NULL;
+        rc = 1;
+        goto done;
+    }
+    if (activity && write_activity(out, &layout, activity, err, sizeof err) != 0) {
+        SAY("qmol: error: --output %s: %s\n", path, err);
         h5out_abort(out);
         out = NULL;
         rc = 1;
@@ -628,7 +652,7 @@ int run_execute(const run_config *cin) {
 done:
     if (out) h5out_abort(out);
     layout_free(&layout);
-    free(assignment), free(classes);
+    free(assignment), free(classes), free(activity);
     free(events.time), free(events.crossing), free(events.direction);
     if (prob.destroy) prob.destroy(prob.data);
     free(values);

@@ -455,6 +455,18 @@ def heat1d_run(group, name, method, tol, bound):
             case.check(err_max <= bound,
                        f"max |x - exact| = {err_max:.3g} over the samples, expected <= {bound:g}")
             say(f"     {case.name}: max |x - exact| = {err_max:.3g} (bound {bound:g})")
+        # /activity: every event counted once (QSS); CVODE has no events
+        if method == "cvode":
+            case.check("activity" not in f, "a CVODE run wrote /activity")
+        else:
+            act = f["activity/events"][()]
+            case.check(act.shape == (100,) and int(act.sum()) == int(f["stats"].attrs["events"])
+                       and (act > 0).all(),
+                       f"/activity/events {act.shape} sums to {act.sum()}, "
+                       f"/stats events {f['stats'].attrs['events']}")
+            # heat1d's sine mode: the middle moves most, the ends least
+            case.check(act[50] > act[0] and act[50] > act[99],
+                       f"activity ends {act[0]}, {act[99]} not below the middle {act[50]}")
     return case
 
 

@@ -80,6 +80,12 @@ def check_case(args, name, failures):
             continue
         errors[p] = float(np.linalg.norm(states(out) - xref) / norm)
         method, qss, bdf = split(out)
+        with h5py.File(out, "r") as f:
+            act, events = f["activity/events"][()], int(f["stats"].attrs["events"])
+        if int(act.sum()) != events or (act[method == 1] != 0).any():
+            failures.append("%s P=%d: /activity/events sums to %d (/stats events %d), %d BDF "
+                            "states with events" % (name, p, int(act.sum()), events,
+                                                    int((act[method == 1] != 0).sum())))
         if p == 1:
             method1 = method
         elif method1 is not None and not np.array_equal(method, method1):
