@@ -1,0 +1,13 @@
+# Output for tools. The XDMF sidecar of grid results (tests/check_xdmf.py): valid XML whose
+# every dataset path exists in the HDF5 file with the shape it gives.
+add_test(NAME xdmf.runs
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_xdmf.py
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/xdmf-scratch)
+set_tests_properties(xdmf.runs PROPERTIES TIMEOUT 300 PROCESSORS 2)
+# scripts/qmolpost: PNGs written, compare's numbers, errors (tests/qmolpost_test.py).
+add_test(NAME post.qmolpost
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/qmolpost_test.py
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/post-scratch)
+set_tests_properties(post.qmolpost PROPERTIES TIMEOUT 300 PROCESSORS 2)

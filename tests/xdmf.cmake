@@ -1,7 +1,0 @@
-# The XDMF sidecar of grid results (tests/check_xdmf.py): valid XML whose
-# every dataset path exists in the HDF5 file with the shape it gives.
-add_test(NAME xdmf.runs
-  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_xdmf.py
-          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
-          --scratch ${CMAKE_CURRENT_BINARY_DIR}/xdmf-scratch)
-set_tests_properties(xdmf.runs PROPERTIES TIMEOUT 300 PROCESSORS 2)
