@@ -239,48 +239,75 @@ static double peak_bytes_per_state(const run_layout *l, int64_t n, double *peak_
     return v[0];
 }
 
+/* One row of the summary table: a label, a count and a note. */
+static void count_row(const char *label, uint64_t v, const char *note) {
+    printf("    %-22s %15llu%s%s\n", label, (unsigned long long)v, *note ? "  " : "", note);
+}
+
+/* One wall-time row: seconds and share of the total. */
+static void wall_row(const char *label, double v, double total, const char *note) {
+    printf("    %-22s %13.3f s  %5.1f%%%s%s\n", label, v, total > 0 ? 100.0 * v / total : 0.0,
+           *note ? "  " : "", note);
+}
+
 static void print_summary(const run_config *c, const qmol_problem *p, const char *path,
                           const char *xmf, const qmol_stats *s, int size, double bytes_per_state,
                           double peak_mb) {
-    printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples\n", c->problem,
+    printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples%s%s\n", c->problem,
            (long long)p->n, method_name(c->method), c->reltol, c->abstol, p->t0, c->tf,
-           (long long)c->samples);
-    if (c->method == METHOD_CVODE)
-        printf("  linear solver %s; steps %llu, rhs evals (scalar) %llu, newton iters %llu, jac "
-               "setups %llu, "
-               "error test fails %llu\n",
-               linsol_name(c->linsol), (unsigned long long)s->steps,
-               (unsigned long long)s->rhs_evals, (unsigned long long)s->newton_iters,
-               (unsigned long long)s->jac_setups, (unsigned long long)s->err_test_fails);
-    else if (c->method == METHOD_MIXED)
-        printf("  QSS events %llu, BDF steps %llu (%llu windows: %llu cut by the step limit, "
-               "%llu by the extrapolation limit), rhs evals (scalar) %llu, newton iters %llu\n",
-               (unsigned long long)s->events, (unsigned long long)s->steps,
-               (unsigned long long)s->windows, (unsigned long long)s->step_limits,
-               (unsigned long long)s->extrap_limits, (unsigned long long)s->rhs_evals,
-               (unsigned long long)s->newton_iters);
-    else
-        printf("  events %llu, rhs evals (scalar) %llu, jac rows %llu, pair steps %llu\n",
-               (unsigned long long)s->events, (unsigned long long)s->rhs_evals,
-               (unsigned long long)s->jac_evals, (unsigned long long)s->pair_steps);
-    if (s->crossings || s->time_events)
-        printf("  discontinuities: %llu zero crossings, %llu time events\n",
-               (unsigned long long)s->crossings, (unsigned long long)s->time_events);
-    double rate = s->wall_integrate > 0 ? (double)s->events / s->wall_integrate : 0.0;
-    printf("  wall: setup %.3f s, integrate %.3f s, output %.3f s, total %.3f s (%.3g "
-           "%s/s)\n",
-           s->wall_setup, s->wall_integrate, s->wall_output, s->wall_total, rate,
-           c->method == METHOD_CVODE ? "steps" : "events");
-    if (size > 1)
-        printf("  %d ranks: %llu windows, %llu messages, %llu bytes, %llu late updates; "
-               "exchange %.3f s, wait %.3f s (max over ranks)\n",
-               size, (unsigned long long)s->windows, (unsigned long long)s->messages,
-               (unsigned long long)s->bytes_sent, (unsigned long long)s->late_updates,
-               s->wall_exchange, s->wall_wait);
-    printf("  memory: peak RSS %.1f MiB%s, %.0f bytes per owned state\n", peak_mb,
+           (long long)c->samples, c->method == METHOD_CVODE ? ", linear solver " : "",
+           c->method == METHOD_CVODE ? linsol_name(c->linsol) : "");
+    const char *max = size > 1 ? "(slowest rank)" : "";
+    printf("  wall time\n");
+    wall_row("set-up", s->wall_setup - s->wall_partition, s->wall_total, "problem, model, file");
+    if (size > 1) wall_row("partition", s->wall_partition, s->wall_total, max);
+    wall_row("integrate", s->wall_integrate, s->wall_total, max);
+    if (size > 1) {
+        wall_row("  of which exchange", s->wall_exchange, s->wall_total, max);
+        wall_row("  of which waiting", s->wall_wait, s->wall_total, max);
+    }
+    wall_row("output", s->wall_output, s->wall_total, "samples written");
+    wall_row("total", s->wall_total, s->wall_total, "");
+    char rate[64];
+    double per_s = s->wall_integrate > 0 ? (double)s->events / s->wall_integrate : 0.0;
+    printf("  work%s\n", size > 1 ? " (totals over ranks)" : "");
+    if (c->method == METHOD_CVODE) {
+        per_s = s->wall_integrate > 0 ? (double)s->steps / s->wall_integrate : 0.0;
+        snprintf(rate, sizeof rate, "%.3g per second", per_s);
+        count_row("steps", s->steps, rate);
+        count_row("newton iterations", s->newton_iters, "");
+        count_row("jacobian set-ups", s->jac_setups, "");
+        count_row("error test failures", s->err_test_fails, "");
+    } else {
+        snprintf(rate, sizeof rate, "%.3g per second", per_s);
+        count_row(c->method == METHOD_MIXED ? "QSS events" : "events", s->events, rate);
+        if (c->method == METHOD_MIXED) {
+            count_row("BDF steps", s->steps, "");
+            count_row("windows", s->windows, "");
+            count_row("  cut by the step limit", s->step_limits, "");
+            count_row("  cut by extrapolation", s->extrap_limits, "");
+            count_row("newton iterations", s->newton_iters, "");
+        } else {
+            count_row("jacobian rows", s->jac_evals, "");
+            if (s->pair_steps) count_row("pair steps", s->pair_steps, "mLIQSS");
+        }
+    }
+    count_row("rhs evaluations", s->rhs_evals, "scalar");
+    if (s->crossings || s->time_events) {
+        count_row("zero crossings", s->crossings, "/events");
+        count_row("time events", s->time_events, "");
+    }
+    if (size > 1) {
+        printf("  %d ranks\n", size);
+        if (c->method != METHOD_MIXED) count_row("windows", s->windows, "agreed");
+        count_row("messages", s->messages, "");
+        count_row("bytes sent", s->bytes_sent, "");
+        count_row("late updates", s->late_updates, "ghost changes applied at window ends");
+    }
+    printf("  memory      peak RSS %.1f MiB%s, %.0f bytes per owned state\n", peak_mb,
            size > 1 ? " (largest rank)" : "", bytes_per_state);
-    printf("  output: %s\n", path);
-    if (xmf) printf("  ParaView: %s (XDMF time series of the grid)\n", xmf);
+    printf("  output      %s\n", path);
+    if (xmf) printf("  ParaView    %s (XDMF time series of the grid)\n", xmf);
 }
 
 /* The method of each owned state of a mixed run (collective); prints the
