@@ -14,7 +14,7 @@ static void usage(FILE *out) {
             "qmol %s: quantized-state and BDF integration of method-of-lines systems\n"
             "usage:\n"
             "  qmol run --problem NAME [options]   integrate (qmol run --help for options)\n"
-            "  qmol list                           problems, parameters, methods\n"
+            "  qmol list [PLUGIN.so]               problems (or a plugin's), parameters, methods\n"
             "  qmol info FILE.h5                   summary of a result file\n"
             "  qmol --version\n",
             QMOL_VERSION);
@@ -27,33 +27,45 @@ static void print_bound(double v) {
         printf("%g", v);
 }
 
-static int list_problems(void) {
-    int count;
-    const qmol_problem_def *const *all = registry_all(&count);
-    printf("Problems (qmol run --problem NAME --set KEY=VALUE):\n");
-    for (int k = 0; k < count; k++) {
-        const qmol_problem_def *d = all[k];
-        printf("\n%s: %s\n", d->name, d->summary);
-        if (d->equations && d->equations[0]) {
-            const char *line = d->equations;
-            while (*line) {
-                const char *end = strchr(line, '\n');
-                int len = end ? (int)(end - line) : (int)strlen(line);
-                printf("    %.*s\n", len, line);
-                line += len + (end ? 1 : 0);
-            }
-        }
-        for (int p = 0; p < d->nparams; p++) {
-            const qmol_param_def *pd = &d->params[p];
-            printf("  %-10s default %-10g %s in [", pd->name, pd->value,
-                   pd->integer ? "integer" : "real");
-            print_bound(pd->min);
-            printf(", ");
-            print_bound(pd->max);
-            printf("]  %s\n", pd->doc ? pd->doc : "");
-        }
+/* A problem's name, summary, equations and parameters. */
+static void print_problem(const qmol_problem_def *d) {
+    printf("\n%s: %s\n", d->name, d->summary);
+    for (const char *line = d->equations ? d->equations : ""; *line;) {
+        const char *end = strchr(line, '\n');
+        int len = end ? (int)(end - line) : (int)strlen(line);
+        printf("    %.*s\n", len, line);
+        line += len + (end ? 1 : 0);
     }
-    printf("\nMethods (--method): qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2 cvode\n");
+    for (int p = 0; p < d->nparams; p++) {
+        const qmol_param_def *pd = &d->params[p];
+        printf("  %-10s default %-10g %s in [", pd->name, pd->value,
+               pd->integer ? "integer" : "real");
+        print_bound(pd->min);
+        printf(", ");
+        print_bound(pd->max);
+        printf("]  %s\n", pd->doc ? pd->doc : "");
+    }
+}
+
+/* The built-in problems, or the plugin at `plugin` (a path). */
+static int list_problems(const char *plugin) {
+    const qmol_problem_def *d = NULL;
+    char err[512];
+    if (plugin && plugin_load(plugin, &d, err, sizeof err) != 0) {
+        fprintf(stderr, "qmol: error: qmol list %s: %s\n", plugin, err);
+        return 2;
+    }
+    printf("Problems (qmol run --problem NAME --set KEY=VALUE):\n");
+    if (d) {
+        print_problem(d);
+    } else {
+        int count;
+        const qmol_problem_def *const *all = registry_all(&count);
+        for (int k = 0; k < count; k++)
+            print_problem(all[k]);
+    }
+    printf("\nMethods (--method): qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2 cvode "
+           "mixed\n");
     return 0;
 }
 
@@ -68,7 +80,13 @@ static int dispatch(int argc, char **argv, int rank) {
         if (rank == 0) printf("qmol %s\n", QMOL_VERSION);
         return 0;
     }
-    if (!strcmp(argv[1], "list")) return rank == 0 ? list_problems() : 0;
+    if (!strcmp(argv[1], "list")) {
+        if (argc > 3) {
+            if (rank == 0) fprintf(stderr, "qmol: error: usage: qmol list [PLUGIN.so]\n");
+            return 2;
+        }
+        return rank == 0 ? list_problems(argc == 3 ? argv[2] : NULL) : 0;
+    }
     if (!strcmp(argv[1], "info")) {
         if (argc != 3) {
             if (rank == 0) fprintf(stderr, "qmol: error: usage: qmol info FILE.h5\n");

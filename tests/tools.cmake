@@ -11,3 +11,9 @@ add_test(NAME post.qmolpost
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/post-scratch)
 set_tests_properties(post.qmolpost PROPERTIES TIMEOUT 300 PROCESSORS 2)
+# The tutorial: install, find_package(qmol), pkg-config, the Gray-Scott plugin
+# on 2 ranks against CVODE, a plot (tests/tutorial_test.sh).
+add_test(NAME tutorial.gray_scott
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tutorial_test.sh ${CMAKE_BINARY_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/tutorial-scratch "${QMOL_MPIEXEC_STRING}")
+set_tests_properties(tutorial.gray_scott PROPERTIES TIMEOUT 300 PROCESSORS 2)

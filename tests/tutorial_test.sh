@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The tutorial (docs/tutorial.md) as written: install qmol into a prefix,
+# build examples/gray-scott against it with find_package(qmol), check the
+# pkg-config file, run the plugin on 2 ranks with LIQSS2 and on one with a
+# tight CVODE, require qmolpost compare's overall e_rr below 5e-3 (5 tol),
+# and plot v.
+# usage: tutorial_test.sh BUILD_DIR SCRATCH "MPIEXEC..."
+set -euo pipefail
+build=$1 scratch=$2 mpiexec=$3
+root=$(cd "$(dirname "$0")/.." && pwd)
+rm -rf "$scratch" && mkdir -p "$scratch"
+prefix=$scratch/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags qmol)
+[ "$cflags" = "-I$prefix/lib/pkgconfig/../../include " ] || [ "$cflags" = "-I$prefix/lib/pkgconfig/../../include" ] \
+  || { echo "FAIL: pkg-config --cflags qmol: '$cflags'"; exit 1; }
+cmake -S "$root/examples/gray-scott" -B "$scratch/gs" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$scratch/gs" >/dev/null
+plugin=$scratch/gs/libgray_scott.so
+"$prefix/bin/qmol" list "$plugin" | grep -q "^gray-scott: 2D Gray-Scott" \
+  || { echo "FAIL: qmol list $plugin does not describe gray-scott"; exit 1; }
+$mpiexec -n 2 "$prefix/bin/qmol" run --problem "$plugin" --method liqss2 --tol 1e-3 \
+  --tf 300 --samples 6 --output "$scratch/gs.h5" --quiet
+"$prefix/bin/qmol" run --problem "$plugin" --method cvode --tol 1e-8 --abstol 1e-10 \
+  --tf 300 --samples 6 --output "$scratch/gs-ref.h5" --quiet
+err=$(/usr/bin/python3 "$prefix/bin/qmolpost" compare "$scratch/gs.h5" "$scratch/gs-ref.h5" \
+  | awk '$1 == "all" {print $2}')
+echo "gray-scott: e_rr of LIQSS2 on 2 ranks against CVODE 1e-8: $err"
+/usr/bin/python3 -c "import sys; sys.exit(0 if 0 < float('$err') < 5e-3 else 1)" \
+  || { echo "FAIL: e_rr $err not in (0, 5e-3)"; exit 1; }
+/usr/bin/python3 "$prefix/bin/qmolpost" plot "$scratch/gs.h5" --component 1 | grep -q "gs-plot.png"
+[ -s "$scratch/gs-plot.png" ] && [ -s "$scratch/gs.xmf" ] || { echo "FAIL: no plot or XDMF"; exit 1; }
+echo "tutorial: ok"
