@@ -306,7 +306,11 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
     }
     printf("  memory      peak RSS %.1f MiB%s, %.0f bytes per owned state\n", peak_mb,
            size > 1 ? " (largest rank)" : "", bytes_per_state);
-    printf("  output      %s\n", path);
+    struct stat st;
+    if (stat(path, &st) == 0)
+        printf("  output      %s (%.3g MiB)\n", path, (double)st.st_size / 1048576.0);
+    else
+        printf("  output      %s\n", path);
     if (xmf) printf("  ParaView    %s (XDMF time series of the grid)\n", xmf);
 }
 

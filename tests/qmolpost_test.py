@@ -4,6 +4,7 @@ rank, heat3d and heat1d (QSS2) and heat1d under CVODE.
 
   - plot, activity and partition write the PNG files they print (real PNGs,
     not empty), for 2D, 3D and 1D grids;
+  - scaling plots a scripts/scaling CSV (failed rows left out);
   - compare prints, per sample and over all, e_rr and max |a - b| equal (to
     the printed digits) to the values computed here from the two files;
   - errors exit with code 2 and one line naming the file: a missing file,
@@ -89,7 +90,22 @@ def main():
         failures.append("compare: exit %d, printed %s, expected %s" % (r.returncode, got, want))
     else:
         print("compare: %d rows match (all: e_rr %.3e)" % (len(got), want[-1][0]))
+    # scaling: a CSV as scripts/scaling writes it (its columns), two series
+    csv_path = os.path.join(d, "strong.csv")
+    with open(csv_path, "w") as fh:
+        fh.write("series,P,status,problem,method,wall_integrate_s,efficiency\n"
+                 "strong,1,ok,adr2d,liqss2,10.0,1\nstrong,2,ok,adr2d,liqss2,5.5,0.909\n"
+                 "strong,4,failed,adr2d,liqss2,,\n")
+    png = os.path.join(d, "strong-scaling.png")
+    r = post("scaling", csv_path)
+    if r.returncode != 0 or ("qmolpost: wrote " + png) not in r.stdout or \
+            os.path.getsize(png) < 5000:
+        failures.append("scaling: exit %d, %r %r" % (r.returncode, r.stdout, r.stderr))
+    bad_csv = os.path.join(d, "bad.csv")
+    with open(bad_csv, "w") as fh:
+        fh.write("a,b\n1,2\n")
     for argv, needle in ((["plot", os.path.join(d, "missing.h5")], "missing.h5"),
+                         (["scaling", bad_csv], "not a scripts/scaling CSV"),
                          (["activity", os.path.join(d, "heat1d-cvode.h5")], "no /activity"),
                          (["compare", a, os.path.join(d, "heat1d.h5")], "shapes")):
         r = post(*argv)
