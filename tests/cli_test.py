@@ -519,7 +519,7 @@ def group_output(group):
         case = Case(group, "progress_" + method)
         dd = case_dir(group, "progress_" + method)
         path = os.path.join(dd, "out.h5")
-        args = ["run", "--problem", "adr2d", "--set", "nx=40", "--set", "ny=40", "--method",
+        args = ["run", "--problem", "adr2d", "--set", "nx=20", "--set", "ny=20", "--method",
                 method, "--tf", "1", "--samples", "4", "--output", path, "--progress", "0"]
         rc, out, err = case.qmol(args, cwd=dd)
         if check_produced(case, path, rc, args, out, err):
