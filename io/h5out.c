@@ -80,8 +80,8 @@ static int write_root_attrs(const h5u_ectx *c, hid_t file, const h5out_meta *m) 
 }
 
 /* Creates a dataset of doubles with the given shape (and chunking if chunk). */
-static hid_t make_dataset(const h5u_ectx *c, hid_t file, const char *name, int rank,
-                          const hsize_t *dims, const hsize_t *chunk) {
+hid_t h5out_make_dataset(const h5u_ectx *c, hid_t file, const char *name, int rank,
+                         const hsize_t *dims, const hsize_t *chunk) {
     hid_t space = H5Screate_simple(rank, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t d = H5I_INVALID_HID;
@@ -104,6 +104,11 @@ static hid_t make_dataset(const h5u_ectx *c, hid_t file, const char *name, int r
         h5u_close(&d, H5Dclose);
     }
     return d;
+}
+
+void h5out_row_chunk(const h5out *w, hsize_t chunk[2]) {
+    chunk[0] = 1;
+    chunk[1] = (hsize_t)(w->n < H5OUT_CHUNK_ELEMS ? w->n : H5OUT_CHUNK_ELEMS);
 }
 
 /* Creates the HDF5 file at w->partial with datasets and root attributes. */
@@ -134,10 +139,11 @@ static int build_file(h5out *w, const h5out_meta *m, const h5u_ectx *c) {
      * collective MPI-IO merges (no filters, so no chunk is rewritten). */
     hsize_t tdims[1] = {(hsize_t)w->samples};
     hsize_t sdims[2] = {(hsize_t)w->samples, (hsize_t)w->n};
-    hsize_t chunk[2] = {1, (hsize_t)(w->n < H5OUT_CHUNK_ELEMS ? w->n : H5OUT_CHUNK_ELEMS)};
-    w->time = make_dataset(c, w->file, "time", 1, tdims, NULL);
+    hsize_t chunk[2];
+    h5out_row_chunk(w, chunk);
+    w->time = h5out_make_dataset(c, w->file, "time", 1, tdims, NULL);
     if (w->time < 0) return -1;
-    w->states = make_dataset(c, w->file, "states", 2, sdims, chunk);
+    w->states = h5out_make_dataset(c, w->file, "states", 2, sdims, chunk);
     if (w->states < 0) return -1;
     w->time_space = H5Dget_space(w->time);
     w->states_space = H5Dget_space(w->states);
@@ -153,8 +159,9 @@ static int build_file(h5out *w, const h5out_meta *m, const h5u_ectx *c) {
 /* Closes every HDF5 object of w; returns -1 (with err) if one close failed. */
 static int close_all(h5out *w, const h5u_ectx *c) {
     int rc = 0;
-    hid_t *ids[] = {&w->time_space, &w->states_space, &w->time, &w->states, &w->dxpl};
-    herr_t (*fns[])(hid_t) = {H5Sclose, H5Sclose, H5Dclose, H5Dclose, H5Pclose};
+    hid_t *ids[] = {&w->time_space, &w->states_space,     &w->time,      &w->states,
+                    &w->dxpl,       &w->per_sample_space, &w->per_sample};
+    herr_t (*fns[])(hid_t) = {H5Sclose, H5Sclose, H5Dclose, H5Dclose, H5Pclose, H5Sclose, H5Dclose};
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         if (*ids[i] >= 0 && fns[i](*ids[i]) < 0 && rc == 0) {
             if (c) h5u_fail(c, "cannot close an HDF5 object");
@@ -238,6 +245,7 @@ static h5out *new_writer(const char *path, const h5out_meta *meta, MPI_Comm comm
     if (w) {
         w->file = w->time = w->states = H5I_INVALID_HID;
         w->time_space = w->states_space = w->dxpl = H5I_INVALID_HID;
+        w->per_sample = w->per_sample_space = H5I_INVALID_HID;
         w->comm = comm;
         MPI_Comm_rank(comm, &w->rank);
         MPI_Comm_size(comm, &w->nranks);
@@ -307,9 +315,9 @@ void h5out_block(const h5out *w, int64_t *first, int64_t *count) {
 
 /* ---- samples ------------------------------------------------------------ */
 
-/* Writes states[row, first : first + count) from this rank's block, as a
+/* Writes d[row, first : first + count) from this rank's block, as a
  * collective transfer (a rank with an empty block selects nothing). */
-static int write_row_block(h5out *w, int64_t row, const double *block) {
+int h5out_write_row(h5out *w, hid_t d, hid_t space, int64_t row, const double *block) {
     static const double none[1]; /* HDF5 wants a buffer even for nothing */
     hsize_t start[2] = {(hsize_t)row, (hsize_t)w->first};
     hsize_t cnt[2] = {1, (hsize_t)w->count};
@@ -318,13 +326,11 @@ static int write_row_block(h5out *w, int64_t row, const double *block) {
     if (mem < 0) return -1;
     int rc = 0;
     if (w->count > 0) {
-        if (H5Sselect_hyperslab(w->states_space, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0)
-            rc = -1;
-    } else if (H5Sselect_none(w->states_space) < 0 || H5Sselect_none(mem) < 0) {
+        if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0) rc = -1;
+    } else if (H5Sselect_none(space) < 0 || H5Sselect_none(mem) < 0) {
         rc = -1;
     }
-    if (rc == 0 && H5Dwrite(w->states, H5T_NATIVE_DOUBLE, mem, w->states_space, w->dxpl,
-                            block ? block : none) < 0)
+    if (rc == 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, mem, space, w->dxpl, block ? block : none) < 0)
         rc = -1;
     if (H5Sclose(mem) < 0) rc = -1;
     return rc;
@@ -383,7 +389,8 @@ int h5out_sample(h5out *w, int64_t k, double t, const double *block) {
     }
     h5u_quiet q;
     h5u_quiet_on(&q);
-    int ok = write_time(w, k - 1, t) == 0 && write_row_block(w, k - 1, block) == 0;
+    int ok = write_time(w, k - 1, t) == 0 &&
+             h5out_write_row(w, w->states, w->states_space, k - 1, block) == 0;
     if (!ok) {
         char *why = h5u_reason();
         h5u_set_err(msg, sizeof msg, "%s: cannot write sample %lld: %s", w->partial, (long long)k,

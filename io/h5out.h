@@ -5,6 +5,7 @@
  *   /states  (K x n)  sampled states, chunked, one row per sample
  *   /partition        optional: owner of every state, per-rank sizes
  *   /activity/events  optional (QSS runs): events of every state over the run
+ *   /activity/per_sample  optional: the same per sample interval (K x n)
  *   /stats            totals as attributes (counters summed over ranks, wall
  *                     times the maximum), per_rank/ with one dataset per field
  *   root attributes: layout ("qmol-1"), qmol_version, problem, method, reltol,
@@ -80,6 +81,10 @@ int h5out_partition(h5out *w, const int32_t *owner_block, const h5out_rank_info 
  * rank's block over the run (whole numbers as doubles); collective. Returns
  * 0, or -1 with err on every rank (kept: finish then fails). */
 int h5out_activity(h5out *w, const double *block, char *err, size_t errlen);
+/* Writes row k - 1 of /activity/per_sample (created by the first call): the
+ * events of this rank's block since the previous sample; collective, every
+ * rank with the same k. Returns 0, or -1 on every rank (kept). */
+int h5out_activity_sample(h5out *w, int64_t k, const double *block);
 /* Writes /events (at most once): this rank's `count` zero crossings, each
  * its time, crossing function and direction (+1 rising, -1 falling), in time
  * order; collective. Returns 0, or -1 with err on every rank (kept: finish

@@ -19,12 +19,21 @@ struct h5out {
     unsigned char *written; /* written[k - 1]: sample k was written */
     int has_partition;
     hid_t file, time, states, time_space, states_space, dxpl;
+    hid_t per_sample, per_sample_space; /* /activity/per_sample, once created */
     char *error; /* first failure of h5out_sample or h5out_partition, or NULL */
 };
 
 /* Collective: 1 if ok on every rank; else 0, and msg (msglen bytes) holds
  * the message of the lowest failing rank on every rank. */
 int h5out_agree(const h5out *w, int ok, char *msg, size_t msglen);
+/* Creates a float64 dataset of the given shape (chunk: NULL or per dim),
+ * written later without fill values; reports through c. */
+hid_t h5out_make_dataset(const h5u_ectx *c, hid_t parent, const char *name, int rank,
+                         const hsize_t *dims, const hsize_t *chunk);
+/* Collective: row `row` of a (K x n) dataset from this rank's block. */
+int h5out_write_row(h5out *w, hid_t d, hid_t space, int64_t row, const double *block);
+/* The chunk shape of a (K x n) row dataset: one row, at most 1 MiB. */
+void h5out_row_chunk(const h5out *w, hsize_t chunk[2]);
 /* Keeps msg as w's first failure (h5out_finish then fails). */
 void h5out_keep_error(h5out *w, const char *msg);
 /* Collective: sums the counters and takes the maximum wall times over ranks

@@ -47,7 +47,8 @@ typedef struct run_config {
     int assign_depth; /* -1: not given (ASSIGN_DEPTH) */
     int coupling;     /* COUPLING_* */
     int quiet, verbose;
-    double progress; /* seconds between progress reports; < 0: the default */
+    double progress;         /* seconds between progress reports; < 0: the default */
+    int activity_per_sample; /* --activity samples: also /activity/per_sample */
 } run_config;
 
 /* Parses `qmol run` arguments (argv after "run"). Returns 0, or 2 with a

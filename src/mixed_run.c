@@ -267,6 +267,9 @@ static void start_window(mixed *x, double tk) {
  * layout's order (global ids on one rank). */
 static int emit(mixed *x, int64_t k, double T, double *buf, sample_fn sample, void *ctx) {
     double w0 = wallclock_seconds();
+    if (x->o->activity) /* the QSS rows' events so far, in the layout's order */
+        for (int32_t j = 0; j < x->nq; j++)
+            x->o->activity[x->lay_q[j]] = x->e.activity[j];
     for (int32_t j = 0; j < x->nq; j++)
         buf[x->lay_q[j]] = eng_x_at(&x->e, j, T);
     for (int32_t b = 0; b < x->nb; b++)
@@ -474,7 +477,7 @@ int mixed_integrate(const model *m, const integrator_options *o, sample_fn sampl
     }
     if (rc == 0 && o->activity && x.e.activity) /* the QSS rows' events, in the layout's order */
         for (int32_t j = 0; j < x.nq; j++)
-            o->activity[x.lay_q[j]] += x.e.activity[j];
+            o->activity[x.lay_q[j]] = x.e.activity[j];
     /* the engine's message (a QSS failure) wins over a generic one */
     if (x.e.failed) rc = -1;
     if (x.distributed) rc = comm_agree(x.comm, rc ? -1 : 0, err, errlen);

@@ -76,14 +76,29 @@ static int resolve_params(const qmol_problem_def *def, const run_config *c, doub
 typedef struct sample_sink {
     h5out *out;
     run_layout *layout;
+    /* --activity samples: the owned states' event counts so far (updated by
+     * the integrator), at the previous sample, and scratch for the change */
+    const double *activity;
+    double *previous, *delta;
 } sample_sink;
+
+/* The owned values v in the writer's block (several ranks: moved there). */
+static const double *to_block(run_layout *l, const double *v) {
+    if (l->size == 1) return v;
+    redistribute(&l->to_blocks, v, l->block);
+    return l->block;
+}
 
 static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
     sample_sink *s = ctx;
     run_layout *l = s->layout;
-    if (l->size == 1) return h5out_sample(s->out, k, t, x);
-    redistribute(&l->to_blocks, x, l->block);
-    return h5out_sample(s->out, k, t, l->block);
+    int rc = h5out_sample(s->out, k, t, to_block(l, x));
+    if (rc || !s->previous) return rc;
+    for (int32_t j = 0; j < l->m.n; j++) {
+        s->delta[j] = s->activity[j] - s->previous[j];
+        s->previous[j] = s->activity[j];
+    }
+    return h5out_activity_sample(s->out, k, to_block(l, s->delta));
 }
 
 /* The zero crossings of a run, kept for /events (17 bytes each). */
@@ -222,9 +237,7 @@ static int write_partition(h5out *out, run_layout *l, int64_t n, const unsigned 
 /* /activity/events from the owned states' counts (several ranks: moved to
  * the writer's blocks as the samples are). Collective. */
 static int write_activity(h5out *out, run_layout *l, double *counts, char *err, size_t errlen) {
-    if (l->size == 1) return h5out_activity(out, counts, err, errlen);
-    redistribute(&l->to_blocks, counts, l->block);
-    return h5out_activity(out, l->block, err, errlen);
+    return h5out_activity(out, to_block(l, counts), err, errlen);
 }
 
 /* Peak resident memory of this process per owned state, in bytes, the
@@ -619,6 +632,15 @@ int run_execute(const run_config *cin) {
             goto done;
         }
         o.activity = activity;
+        if (c.activity_per_sample) {
+            sink.activity = activity;
+            sink.previous = calloc((size_t)mp->n + 1, sizeof *sink.previous);
+            sink.delta = calloc((size_t)mp->n + 1, sizeof *sink.delta);
+            if (comm_agree(comm, sink.previous && sink.delta ? 0 : -1, NULL, 0)) {
+                SAY("qmol: error: out of memory for the event counts\n");
+                goto done;
+            }
+        }
     }
     stats.wall_setup = wallclock_seconds() - w0;
     int irc = c.method == METHOD_CVODE
@@ -683,7 +705,7 @@ int run_execute(const run_config *cin) {
 done:
     if (out) h5out_abort(out);
     layout_free(&layout);
-    free(assignment), free(classes), free(activity);
+    free(assignment), free(classes), free(activity), free(sink.previous), free(sink.delta);
     free(events.time), free(events.crossing), free(events.direction);
     if (prob.destroy) prob.destroy(prob.data);
     free(values);

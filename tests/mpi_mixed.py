@@ -73,7 +73,7 @@ def check_case(args, name, failures):
     errors, method1 = {}, None
     for p in (1, 2, 4):
         out = os.path.join(args.scratch, "%s-np%d.h5" % (name, p))
-        extra = ["--method", "mixed", "--tol", repr(TOL)] + mixed
+        extra = ["--method", "mixed", "--tol", repr(TOL), "--activity", "samples"] + mixed
         r = qmol(args, p, problem, sets, tf, out, extra)
         if r.returncode != 0:
             failures.append("%s P=%d: exit %d: %s" % (name, p, r.returncode, r.stderr.strip()))
@@ -82,6 +82,10 @@ def check_case(args, name, failures):
         method, qss, bdf = split(out)
         with h5py.File(out, "r") as f:
             act, events = f["activity/events"][()], int(f["stats"].attrs["events"])
+            rows = f["activity/per_sample"][()]
+        if not np.array_equal(rows.sum(axis=0), act):
+            failures.append("%s P=%d: /activity/per_sample does not add up to /activity/events"
+                            % (name, p))
         if int(act.sum()) != events or (act[method == 1] != 0).any():
             failures.append("%s P=%d: /activity/events sums to %d (/stats events %d), %d BDF "
                             "states with events" % (name, p, int(act.sum()), events,

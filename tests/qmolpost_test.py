@@ -40,7 +40,7 @@ def main():
     os.makedirs(d, exist_ok=True)
     failures = []
     runs = {"adr2d-np2": (2, ["--problem", "adr2d", "--set", "nx=30", "--set", "ny=20",
-                              "--method", "liqss2", "--tf", "1"]),
+                              "--method", "liqss2", "--tf", "1", "--activity", "samples"]),
             "adr2d-np1": (1, ["--problem", "adr2d", "--set", "nx=30", "--set", "ny=20",
                               "--method", "liqss2", "--tf", "1"]),
             "heat3d": (1, ["--problem", "heat3d", "--set", "nx=6", "--set", "ny=5", "--set",
@@ -75,6 +75,17 @@ def main():
                                                          r.stderr))
             else:
                 print("%s %s: %s" % (kind, name, png))
+    # --activity samples on 2 ranks: the rows add up to the run's counts
+    with h5py.File(os.path.join(d, "adr2d-np2.h5"), "r") as f:
+        rows, total = f["activity/per_sample"][()], f["activity/events"][()]
+        if rows.shape != (4, 600) or not np.array_equal(rows.sum(axis=0), total) or \
+                int(total.sum()) != int(f["stats"].attrs["events"]):
+            failures.append("/activity/per_sample %s sums to %s, /activity/events %s"
+                            % (rows.shape, rows.sum(), total.sum()))
+    png = os.path.join(d, "adr2d-np2-activity.png")
+    r = post("activity", os.path.join(d, "adr2d-np2.h5"), "--sample", "2", "--out", png)
+    if r.returncode != 0 or not os.path.exists(png):
+        failures.append("activity --sample 2: exit %d %r" % (r.returncode, r.stderr))
     a, b = os.path.join(d, "adr2d-np2.h5"), os.path.join(d, "adr2d-np1.h5")
     r = post("compare", a, b)
     with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
@@ -106,6 +117,8 @@ def main():
         fh.write("a,b\n1,2\n")
     for argv, needle in ((["plot", os.path.join(d, "missing.h5")], "missing.h5"),
                          (["scaling", bad_csv], "not a scripts/scaling CSV"),
+                         (["activity", os.path.join(d, "heat1d.h5"), "--sample", "1"],
+                          "--activity samples"),
                          (["activity", os.path.join(d, "heat1d-cvode.h5")], "no /activity"),
                          (["compare", a, os.path.join(d, "heat1d.h5")], "shapes")):
         r = post(*argv)
