@@ -81,14 +81,15 @@ static int write_root_attrs(const h5u_ectx *c, hid_t file, const h5out_meta *m) 
 
 /* Creates a dataset of doubles with the given shape (and chunking if chunk). */
 hid_t h5out_make_dataset(const h5u_ectx *c, hid_t file, const char *name, int rank,
-                         const hsize_t *dims, const hsize_t *chunk) {
+                         const hsize_t *dims, const hsize_t *chunk, int deflate) {
     hid_t space = H5Screate_simple(rank, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t d = H5I_INVALID_HID;
     /* Every sample is written before finish, so skip writing fill values (with
      * parallel HDF5 the space is allocated at creation). */
     if (space >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
-        (!chunk || H5Pset_chunk(dcpl, rank, chunk) >= 0))
+        (!chunk || H5Pset_chunk(dcpl, rank, chunk) >= 0) &&
+        (!chunk || deflate <= 0 || H5Pset_deflate(dcpl, (unsigned)deflate) >= 0))
         d = H5Dcreate2(file, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d < 0) {
         char *what = h5u_asprintf("cannot create dataset /%s", name);
@@ -141,9 +142,9 @@ static int build_file(h5out *w, const h5out_meta *m, const h5u_ectx *c) {
     hsize_t sdims[2] = {(hsize_t)w->samples, (hsize_t)w->n};
     hsize_t chunk[2];
     h5out_row_chunk(w, chunk);
-    w->time = h5out_make_dataset(c, w->file, "time", 1, tdims, NULL);
+    w->time = h5out_make_dataset(c, w->file, "time", 1, tdims, NULL, 0);
     if (w->time < 0) return -1;
-    w->states = h5out_make_dataset(c, w->file, "states", 2, sdims, chunk);
+    w->states = h5out_make_dataset(c, w->file, "states", 2, sdims, chunk, w->deflate);
     if (w->states < 0) return -1;
     w->time_space = H5Dget_space(w->time);
     w->states_space = H5Dget_space(w->states);
@@ -251,6 +252,7 @@ static h5out *new_writer(const char *path, const h5out_meta *meta, MPI_Comm comm
         MPI_Comm_size(comm, &w->nranks);
         w->n = meta->prob->n;
         w->samples = meta->samples;
+        w->deflate = meta->deflate;
         w->first = dir_first(w->n, w->nranks, w->rank);
         w->count = dir_first(w->n, w->nranks, w->rank + 1) - w->first;
         w->path = h5u_asprintf("%s", path);

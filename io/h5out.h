@@ -41,6 +41,7 @@ typedef struct h5out_meta {
     const double *param_values;
     const qmol_problem *prob; /* n and geometry */
     MPI_Comm comm;            /* MPI_COMM_NULL or 0: MPI_COMM_WORLD; valid until finish */
+    int deflate;              /* 0: none; 1..9: deflate level of the row datasets */
 } h5out_meta;
 
 /* One rank's share of a partition (h5out_partition). */

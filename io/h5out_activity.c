@@ -48,7 +48,7 @@ int h5out_activity_sample(h5out *w, int64_t k, const double *block) {
             h5out_row_chunk(w, chunk);
             hid_t g = activity_group(&c, w->file);
             if (g >= 0) {
-                w->per_sample = h5out_make_dataset(&c, g, "per_sample", 2, dims, chunk);
+                w->per_sample = h5out_make_dataset(&c, g, "per_sample", 2, dims, chunk, w->deflate);
                 if (w->per_sample >= 0) w->per_sample_space = H5Dget_space(w->per_sample);
                 if (H5Gclose(g) < 0) h5u_fail(&c, "cannot close group /activity");
             }

@@ -15,6 +15,7 @@ struct h5out {
     MPI_Comm comm; /* every collective call and all HDF5 file access */
     int rank, nranks;
     int64_t n, samples, nwritten;
+    int deflate;            /* deflate level of the (K x n) datasets, 0: none */
     int64_t first, count;   /* this rank's block of states */
     unsigned char *written; /* written[k - 1]: sample k was written */
     int has_partition;
@@ -26,10 +27,11 @@ struct h5out {
 /* Collective: 1 if ok on every rank; else 0, and msg (msglen bytes) holds
  * the message of the lowest failing rank on every rank. */
 int h5out_agree(const h5out *w, int ok, char *msg, size_t msglen);
-/* Creates a float64 dataset of the given shape (chunk: NULL or per dim),
- * written later without fill values; reports through c. */
+/* Creates a float64 dataset of the given shape (chunk: NULL or per dim;
+ * chunked ones deflated at level `deflate` when > 0), written later without
+ * fill values; reports through c. */
 hid_t h5out_make_dataset(const h5u_ectx *c, hid_t parent, const char *name, int rank,
-                         const hsize_t *dims, const hsize_t *chunk);
+                         const hsize_t *dims, const hsize_t *chunk, int deflate);
 /* Collective: row `row` of a (K x n) dataset from this rank's block. */
 int h5out_write_row(h5out *w, hid_t d, hid_t space, int64_t row, const double *block);
 /* The chunk shape of a (K x n) row dataset: one row, at most 1 MiB. */

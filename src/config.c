@@ -59,6 +59,7 @@ void config_usage(void) {
            "  --window-max DT       adaptive windows: longest (default (tf - t0) / K)\n"
            "  --progress S          seconds between progress reports on stderr (default:\n"
            "                        0.5 on a terminal, redrawn in place; 10 otherwise)\n"
+           "  --compress L          deflate /states at level L (1..9; default 0: none)\n"
            "  --activity A          QSS and mixed: /activity/events per state over the run\n"
            "                        (total, default), also per sample interval (samples)\n"
            "  --quiet, --verbose    less output (no progress), more (per-rank spread)\n");
@@ -80,7 +81,8 @@ static const char *const option_names[] = {"problem",       "set",
                                            "bdf",           "bdf-file",
                                            "assign",        "assign-threshold",
                                            "assign-depth",  "coupling",
-                                           "progress",      "activity"};
+                                           "progress",      "activity",
+                                           "compress"};
 #define NOPTIONS (sizeof option_names / sizeof option_names[0])
 
 static int known_option(const char *key) {
@@ -220,6 +222,11 @@ static int apply(run_config *c, const char *key, const char *value, const char *
             return failf(err, errlen, "%s%s%s: must be a whole number in [0, 1000000] (hops)",
                          where, sep, value);
         c->assign_depth = (int)count;
+    } else if (!strcmp(key, "compress")) {
+        if (parse_count(value, 0, 9, &count) != 0)
+            return failf(err, errlen, "%s%s%s: must be a deflate level, a whole number in [0, 9]",
+                         where, sep, value);
+        c->compress = (int)count;
     } else if (!strcmp(key, "activity")) {
         if (!strcmp(value, "total"))
             c->activity_per_sample = 0;

@@ -49,6 +49,7 @@ typedef struct run_config {
     int quiet, verbose;
     double progress;         /* seconds between progress reports; < 0: the default */
     int activity_per_sample; /* --activity samples: also /activity/per_sample */
+    int compress;            /* deflate level of /states (0: none) */
 } run_config;
 
 /* Parses `qmol run` arguments (argv after "run"). Returns 0, or 2 with a

@@ -606,7 +606,8 @@ int run_execute(const run_config *cin) {
                        .def = def,
                        .param_values = values,
                        .prob = &prob,
-                       .comm = comm};
+                       .comm = comm,
+                       .deflate = c.compress};
     out = h5out_create(path, &meta, err, sizeof err);
     if (!out) {
         SAY("qmol: error: --output %s: %s\n", path, err);

@@ -208,6 +208,7 @@ def bad_input_cases():
     opt("unknown_method", "--method", "qss9")
     opt("progress_negative", "--progress", "-1", also=[">= 0"])
     opt("activity_unknown", "--activity", "all", also=["total or samples"])
+    opt("compress_out_of_range", "--compress", "10", also=["[0, 9]"])
     opt("progress_not_a_number", "--progress", "soon")
     # an unknown option has no known value: the line names it and lists the
     # allowed ones (qmol does not take "1" as its value)
