@@ -3,42 +3,13 @@
 
 #include "agree.h"
 #include "directory.h"
+#include "discrete.h"
 #include "part_graph.h"
 #include "sorted_ids.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The discontinuity states, sorted and distinct (*count of them), or NULL
- * with *count = 0 when there are none or more than limit. Sets *oom. */
-static int64_t *discrete_states(const qmol_problem *p, int64_t limit, int64_t *count, int *oom) {
-    int64_t total = p->n_affected > 0 ? p->n_affected : 0;
-    for (int64_t c = 0; c < p->n_crossings && total <= limit; c++)
-        total += p->crossing_size(p->data, c);
-    *count = 0;
-    *oom = 0;
-    if (total == 0 || total > limit) return NULL;
-    int64_t *ids = malloc((size_t)total * sizeof *ids);
-    if (!ids) {
-        *oom = 1;
-        return NULL;
-    }
-    int64_t len = 0;
-    if (p->n_affected > 0) p->affected(p->data, ids), len = p->n_affected;
-    for (int64_t c = 0; c < p->n_crossings; c++) {
-        int size = p->crossing_size(p->data, c);
-        if (size > 0) p->crossing_row(p->data, c, ids + len);
-        len += size;
-    }
-    qsort(ids, (size_t)len, sizeof *ids, ids_compare);
-    int64_t out = 0;
-    for (int64_t k = 0; k < len; k++)
-        if (ids[k] >= 0 && ids[k] < p->n && (out == 0 || ids[out - 1] != ids[k]))
-            ids[out++] = ids[k];
-    *count = out;
-    return ids;
-}
 
 /* Adds to the sorted set ids (count, room for limit) the graph neighbours of
  * its members, `hops` times (collective: each rank expands
@@ -96,9 +67,10 @@ int part_gather_discrete(const qmol_problem *p, const part_graph *g, int hops, M
     if (P == 1) return 0;
     int64_t count, first = dir_first(p->n, P, rank), len = dir_first(p->n, P, rank + 1) - first;
     int64_t limit = p->n / (PART_GATHER_SHARE * (int64_t)P);
-    int oom;
     /* every rank computes the same list from the problem */
-    int64_t *ids = discrete_states(p, limit, &count, &oom);
+    int64_t *ids = discrete_states(p, limit, &count);
+    int oom = count == -2;
+    if (count < 0) count = 0;
     if (count > 0) {
         int64_t *room = realloc(ids, ((size_t)limit + 1) * sizeof *ids);
         if (room) ids = room;

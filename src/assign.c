@@ -1,6 +1,7 @@
 /* assign.c: the per-state QSS/BDF assignment of a mixed run (assign.h). */
 #include "assign.h"
 
+#include "discrete.h"
 #include "halo.h"
 
 #include <errno.h>
@@ -352,37 +353,36 @@ static int apply_discontinuities(const model *m, halo_plan *halo, int automatic,
     size_t nl = (size_t)m->n_cols + 1;
     int32_t *level = malloc(nl * sizeof *level), *queue = malloc(nl * sizeof *queue);
     int32_t *cur = malloc(nl * sizeof *cur), *next = malloc(nl * sizeof *next);
-    int64_t *aff = malloc(((size_t)(p->n_affected > 0 ? p->n_affected : 0) + 1) * sizeof *aff);
+    int64_t count;
+    int64_t *seeds = discrete_states(p, INT64_MAX, &count);
     double *hops = halo ? malloc(nl * sizeof *hops) : NULL;
-    if (!level || !queue || !cur || !next || !aff || (halo && !hops)) {
-        free(level), free(queue), free(cur), free(next), free(aff), free(hops);
+    if (!level || !queue || !cur || !next || count == -2 || (halo && !hops)) {
+        free(level), free(queue), free(cur), free(next), free(seeds), free(hops);
         snprintf(err, errlen, "out of memory for the discontinuity rule");
         return -1;
     }
     int32_t len = 0;
     for (int32_t j = 0; j < m->n_cols; j++)
         level[j] = -1;
-    if (p->n_affected > 0) p->affected(p->data, aff);
-    for (int64_t k = 0; k < p->n_affected; k++) {
-        int32_t j = model_row_of(m, aff[k]);
-        if (j >= 0 && level[j] < 0) level[j] = 0, queue[len++] = j;
-    }
-    for (int64_t c = 0; c < p->n_crossings; c++) {
-        int clen = p->crossing_size(p->data, c);
-        int64_t one[64], *in = clen <= 64 ? one : malloc((size_t)clen * sizeof *in);
-        if (!in) continue;
-        if (clen > 0) p->crossing_row(p->data, c, in);
-        for (int k = 0; k < clen; k++) {
-            int32_t j = model_row_of(m, in[k]);
-            if (j >= 0 && level[j] < 0) level[j] = 0, queue[len++] = j;
-        }
-        if (in != one) free(in);
+    for (int64_t k = 0; k < count; k++) { /* distinct: each owned one queued once */
+        int32_t j = model_row_of(m, seeds[k]);
+        if (j >= 0) level[j] = 0, queue[len++] = j;
     }
     spread_levels(m, halo, depth, level, queue, len, cur, next, hops);
     for (int32_t j = 0; j < m->n; j++)
         if (level[j] >= 0) method[j] = ASSIGN_QSS;
-    free(level), free(queue), free(cur), free(next), free(aff), free(hops);
+    free(level), free(queue), free(cur), free(next), free(seeds), free(hops);
     return 0;
+}
+
+int assign_check_split(const int64_t count[2], char *err, size_t errlen) {
+    if (count[0] > 0 && count[1] > 0) return 0;
+    snprintf(err, errlen,
+             "--method mixed: all %lld states went to %s (--bdf, --bdf-file or --assign auto must "
+             "give each block at least one state; use --method %s for a pure run)",
+             (long long)(count[0] + count[1]), count[0] ? "QSS" : "BDF",
+             count[0] ? "mliqss2" : "cvode");
+    return -1;
 }
 
 int assign_states(const model *m, halo_plan *halo, const assign_options *a, unsigned char *method,

@@ -40,6 +40,10 @@ typedef struct assign_options {
     double t0, tf;
 } assign_options;
 
+/* A split with count[0] QSS and count[1] BDF states (all ranks): 0, or -1
+ * with a message when a block is empty. */
+int assign_check_split(const int64_t count[2], char *err, size_t errlen);
+
 /* Checks a rule's syntax. Returns 0, or -1 with the reason in err. */
 int assign_rule_check(const char *rule, char *err, size_t errlen);
 

@@ -5,6 +5,7 @@
 #include "halo.h"
 #include "poly.h"
 #include "qss_engine.h"
+#include "sorted_ids.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -182,28 +183,43 @@ int discrete_check(const qmol_problem *p, char *err, size_t errlen) {
     return 0;
 }
 
-/* 1 when every crossing input and every affected state is a row of m, 0
- * when not, -1 when out of memory. */
-static int all_here(const model *m, const qmol_problem *p) {
-    for (int64_t c = 0; c < p->n_crossings; c++) {
-        int len = p->crossing_size(p->data, c);
-        int64_t one[16], *ids = len <= 16 ? one : malloc((size_t)len * sizeof *ids);
-        if (!ids) return -1;
-        if (len > 0) p->crossing_row(p->data, c, ids);
-        int here = 1;
-        for (int k = 0; k < len && here; k++)
-            here = model_row_of(m, ids[k]) >= 0;
-        if (ids != one) free(ids);
-        if (!here) return 0;
+int64_t *discrete_states(const qmol_problem *p, int64_t limit, int64_t *count) {
+    int64_t total = p->n_affected > 0 ? p->n_affected : 0;
+    for (int64_t c = 0; c < p->n_crossings && total <= limit; c++)
+        total += p->crossing_size(p->data, c);
+    *count = total == 0 ? 0 : -1;
+    if (total == 0 || total > limit) return NULL;
+    int64_t *ids = malloc((size_t)total * sizeof *ids);
+    if (!ids) {
+        *count = -2;
+        return NULL;
     }
-    if (p->n_affected <= 0) return 1;
-    int64_t *aff = malloc((size_t)p->n_affected * sizeof *aff);
-    if (!aff) return -1;
-    p->affected(p->data, aff);
+    int64_t len = 0;
+    if (p->n_affected > 0) p->affected(p->data, ids), len = p->n_affected;
+    for (int64_t c = 0; c < p->n_crossings; c++) {
+        int size = p->crossing_size(p->data, c);
+        if (size > 0) p->crossing_row(p->data, c, ids + len);
+        len += size;
+    }
+    qsort(ids, (size_t)len, sizeof *ids, ids_compare);
+    int64_t out = 0;
+    for (int64_t k = 0; k < len; k++)
+        if (ids[k] >= 0 && ids[k] < p->n && (out == 0 || ids[out - 1] != ids[k]))
+            ids[out++] = ids[k];
+    *count = out;
+    return ids;
+}
+
+/* 1 when every state the discontinuities touch is a row of m, 0 when not,
+ * -1 when out of memory. */
+static int all_here(const model *m, const qmol_problem *p) {
+    int64_t count;
+    int64_t *ids = discrete_states(p, INT64_MAX, &count);
+    if (count == -2) return -1;
     int here = 1;
-    for (int64_t k = 0; k < p->n_affected && here; k++)
-        here = model_row_of(m, aff[k]) >= 0;
-    free(aff);
+    for (int64_t k = 0; k < count && here; k++)
+        here = model_row_of(m, ids[k]) >= 0;
+    free(ids);
     return here;
 }
 

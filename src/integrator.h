@@ -92,6 +92,9 @@ int cvode_integrate(const model *m, const integrator_options *o, sample_fn sampl
                     qmol_stats *stats, char *err, size_t errlen);
 int mixed_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
                     qmol_stats *stats, char *err, size_t errlen);
+/* The mixed method's coupling on `ranks` ranks: 0, or -1 with a message
+ * (interp and sample run on one rank only). */
+int mixed_check_coupling(int coupling, int ranks, char *err, size_t errlen);
 
 /* The solver `auto` stands for on model m: on P ranks (halo set) SPGMR with
  * the block-Jacobi KLU preconditioner, the only one that takes a distributed

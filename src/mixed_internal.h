@@ -60,20 +60,20 @@ typedef struct mixed {
     int32_t *bdf_readers, nbdf_readers; /* QSS rows reading a BDF state */
     int32_t *slope_rows, nslope_rows;   /* BDF rows whose slope QSS may read */
     cvode_block *bdf;
-    const double *y;           /* BDF states at the window start (CVODE's vector) */
-    double *y0;                /* the initial values, before CVODE exists */
-    double *ydot;              /* per BDF row: its slope at the last window end */
-    double *col_slope;         /* per QSS BDF column: its slope at the window start */
-    double *col_anchor;        /* per QSS BDF column: its slope at anchor_t */
-    double *col_curv;          /* per QSS BDF column: y'' from the slopes since anchor_t */
-    double anchor_t;           /* where the curvatures were last measured from */
-    double *lay_vals;          /* layout-sized scratch of the inputs' exchange */
-    double *lay_y, *lay_slope; /* layout-sized: BDF values and slopes at T */
-    double *bdf_work;          /* the BDF block's columns at T */
-    double *vals;              /* scratch of the longest BDF row */
-    double *abstol_b;          /* BDF states' absolute tolerances */
-    double tk, T;              /* the window */
-    int limited;               /* the step limit has cut this window */
+    const double *y;    /* BDF states at the window start (CVODE's vector) */
+    double *y0;         /* the initial values, before CVODE exists */
+    double *ydot;       /* per BDF row: its slope at the last window end */
+    double *col_slope;  /* per QSS BDF column: its slope at the window start */
+    double *col_anchor; /* per QSS BDF column: its slope at anchor_t */
+    double *col_curv;   /* per QSS BDF column: y'' from the slopes since anchor_t */
+    double anchor_t;    /* where the curvatures were last measured from */
+    double *lay_vals;   /* layout-sized: the inputs' exchange (BDF values at T after a renewal) */
+    double *lay_slope;  /* layout-sized: BDF slopes at T */
+    double *bdf_work;   /* the BDF block's columns at T */
+    double *vals;       /* scratch of the longest BDF row */
+    double *abstol_b;   /* BDF states' absolute tolerances */
+    double tk, T;       /* the window */
+    int limited;        /* the step limit has cut this window */
     int coupling;
     qss_exchange qx; /* several ranks: the QSS block's window exchange */
     window_watch watch;

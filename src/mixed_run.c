@@ -181,6 +181,8 @@ static void renew_bdf_columns(mixed *x, double t, double span) {
     const qmol_problem *p = mb->problem;
     double *w = x->bdf_work;
     if (x->nb > 0) memcpy(w, x->y, (size_t)x->nb * sizeof *w);
+    /* this also leaves every BDF value at t, owned or another rank's, in
+     * lay_vals */
     fill_inputs(x, t, x->y, INPUTS_CURRENT, w + x->nb);
     for (int32_t s = 0; s < x->nslope_rows; s++) {
         int32_t b = x->slope_rows[s];
@@ -190,21 +192,18 @@ static void renew_bdf_columns(mixed *x, double t, double span) {
         x->ydot[b] = p->rhs(p->data, x->gid_b[b], t, x->vals);
         e->stats->rhs_evals++;
     }
-    for (int32_t b = 0; b < x->nb; b++) {
-        x->lay_y[x->lay_b[b]] = x->y[b];
+    for (int32_t b = 0; b < x->nb; b++)
         x->lay_slope[x->lay_b[b]] = x->ydot[b];
-    }
     if (x->halo) {
         double w0 = wallclock_seconds();
-        halo_exchange((halo_plan *)x->halo, x->lay_y);
         halo_exchange((halo_plan *)x->halo, x->lay_slope);
         e->stats->wall_exchange += wallclock_seconds() - w0;
-        x->exchanges += 2;
+        x->exchanges++;
     }
     int measure = t - x->anchor_t >= span;
     for (int32_t c = x->first_bdf_col; c < x->mq.n_cols; c++) {
         int32_t k = c - x->first_bdf_col, L = x->bdf_col_lay[k];
-        double value = x->lay_y[L], slope = x->lay_slope[L];
+        double value = x->lay_vals[L], slope = x->lay_slope[L];
         if (measure) {
             if (t > x->anchor_t) x->col_curv[k] = (slope - x->col_anchor[k]) / (t - x->anchor_t);
             x->col_anchor[k] = slope;

@@ -27,8 +27,7 @@ void mixed_free(mixed *x) {
     free(x->reader_ptr), free(x->reader_entry), free(x->reader_row);
     free(x->history), free(x->history_last), free(x->bdf_readers), free(x->slope_rows);
     free(x->y0), free(x->ydot), free(x->col_slope), free(x->col_anchor), free(x->col_curv);
-    free(x->lay_vals), free(x->lay_y), free(x->lay_slope), free(x->bdf_work), free(x->abstol_b),
-        free(x->vals);
+    free(x->lay_vals), free(x->lay_slope), free(x->bdf_work), free(x->abstol_b), free(x->vals);
     memset(x, 0, sizeof *x);
 }
 
@@ -106,14 +105,12 @@ static int build_coupling(mixed *x) {
     x->col_curv = calloc(nc, sizeof(double));
     x->col_anchor = calloc(nc, sizeof(double));
     x->lay_vals = calloc((size_t)nl + 1, sizeof(double));
-    x->lay_y = calloc((size_t)nl + 1, sizeof(double));
     x->lay_slope = calloc((size_t)nl + 1, sizeof(double));
     x->bdf_work = calloc((size_t)x->mb.n_cols + 1, sizeof(double));
     x->vals = malloc(((size_t)x->mb.max_row + 1) * sizeof(double));
     if (!x->vals || !input || !sloped || !x->export_q || !x->export_of || !x->watched ||
         !x->bdf_readers || !x->slope_rows || !x->y0 || !x->ydot || !x->abstol_b || !x->col_slope ||
-        !x->col_curv || !x->col_anchor || !x->lay_vals || !x->lay_y || !x->lay_slope ||
-        !x->bdf_work) {
+        !x->col_curv || !x->col_anchor || !x->lay_vals || !x->lay_slope || !x->bdf_work) {
         free(input), free(sloped);
         return -1;
     }
@@ -165,10 +162,9 @@ static int build_readers(mixed *x) {
     int32_t *col = malloc(((size_t)x->nexports + 1) * sizeof *col);
     if (!col) return -1;
     for (int32_t k = 0; k < x->nexports; k++) {
-        int64_t g = x->gid_q[x->export_q[k]];
-        col[k] = -1;
-        for (int32_t c = x->nb; c < mb->n_cols && col[k] < 0; c++)
-            if (x->gid_b[c] == g) col[k] = c; /* set-up only: inputs are few */
+        /* one rank: the inputs' global ids are their layout indices, ascending */
+        int32_t c = ids_find(x->gid_b + x->nb, x->ninputs, x->gid_q[x->export_q[k]]);
+        col[k] = c < 0 ? -1 : x->nb + c;
         int64_t len = col[k] < 0 ? 0 : mb->dep_ptr[col[k] + 1] - mb->dep_ptr[col[k]];
         x->reader_ptr[k + 1] = x->reader_ptr[k] + len;
     }
@@ -262,6 +258,15 @@ static int setup_blocks(mixed *x, const unsigned char *method, const unsigned ch
     return 0;
 }
 
+int mixed_check_coupling(int coupling, int ranks, char *err, size_t errlen) {
+    if (ranks <= 1 || coupling == COUPLING_HISTORY) return 0;
+    snprintf(err, errlen,
+             "--coupling %s: runs on one rank only (started on %d ranks; its step limit needs "
+             "every reader's Jacobian entry); on several ranks use the default, history",
+             coupling == COUPLING_SAMPLE ? "sample" : "interp", ranks);
+    return -1;
+}
+
 static int check(const model *m, const integrator_options *o, int distributed, char *err,
                  size_t errlen) {
     if (!qss_method_of(o->qss_method)) {
@@ -273,13 +278,9 @@ static int check(const model *m, const integrator_options *o, int distributed, c
         snprintf(err, errlen, "mixed: no QSS/BDF assignment given");
         return -1;
     }
-    if (distributed && o->coupling != COUPLING_HISTORY) {
-        snprintf(err, errlen,
-                 "--coupling %s: runs on one rank only (its step limit needs every reader's "
-                 "Jacobian entry); on several ranks use the default, history",
-                 o->coupling == COUPLING_SAMPLE ? "sample" : "interp");
-        return -1;
-    }
+    int ranks = 1;
+    if (distributed) MPI_Comm_size(o->halo->comm, &ranks);
+    if (mixed_check_coupling(o->coupling, ranks, err, errlen)) return -1;
     if (!distributed && m->n_cols != m->n) {
         snprintf(err, errlen, "mixed: a model with ghosts needs the run's halo");
         return -1;
@@ -305,14 +306,7 @@ int mixed_setup(mixed *x, const model *m, const integrator_options *o, qmol_stat
     for (int32_t j = 0; j < m->n; j++)
         count[o->assignment[j] == ASSIGN_BDF]++;
     if (x->distributed) MPI_Allreduce(MPI_IN_PLACE, count, 2, MPI_INT64_T, MPI_SUM, x->comm);
-    if (count[0] == 0 || count[1] == 0) {
-        snprintf(err, errlen,
-                 "mixed: all %lld states went to %s (--bdf, --bdf-file or --assign auto "
-                 "must give each block at least one state; use --method %s for a pure run)",
-                 (long long)(count[0] + count[1]), count[0] ? "QSS" : "BDF",
-                 count[0] ? "mliqss2" : "cvode");
-        return -1;
-    }
+    if (assign_check_split(count, err, errlen)) return -1;
     unsigned char *method = layout_methods(x, o->assignment);
     if (!method) {
         snprintf(err, errlen, "out of memory for the states' methods");

@@ -357,13 +357,7 @@ static int assign_methods(const run_config *c, const qmol_problem *p, run_layout
     MPI_Allreduce(counts, total, 2, MPI_INT64_T, MPI_SUM, l->comm);
     MPI_Allreduce(counts, low, 2, MPI_INT64_T, MPI_MIN, l->comm);
     MPI_Allreduce(counts, high, 2, MPI_INT64_T, MPI_MAX, l->comm);
-    if (total[0] == 0 || total[1] == 0) {
-        snprintf(err, errlen,
-                 "--method mixed: all %lld states went to %s (--bdf, --bdf-file or --assign auto "
-                 "must give each block at least one state; use --method %s for a pure run)",
-                 (long long)p->n, total[0] ? "QSS" : "BDF", total[0] ? "mliqss2" : "cvode");
-        return -1;
-    }
+    if (assign_check_split(total, err, errlen)) return -1;
     if (!c->quiet && l->rank == 0) {
         printf("qmol: mixed: %lld states to %s, %lld to BDF (CVODE), coupling %s\n",
                (long long)total[0], method_name(c->qss_method), (long long)total[1],
@@ -525,11 +519,8 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
-    if (size > 1 && c.method == METHOD_MIXED && c.coupling != COUPLING_HISTORY) {
-        SAY("qmol: error: --coupling %s: runs on one rank only (started on %d ranks; its step "
-            "limit needs every reader's Jacobian entry); on several ranks use the default, "
-            "history\n",
-            c.coupling == COUPLING_SAMPLE ? "sample" : "interp", size);
+    if (c.method == METHOD_MIXED && mixed_check_coupling(c.coupling, size, err, sizeof err)) {
+        SAY("qmol: error: %s\n", err);
         goto done;
     }
     if (size > 1 && (c.method == METHOD_CVODE || c.method == METHOD_MIXED) &&
