@@ -41,6 +41,12 @@ void h5out_keep_error(h5out *w, const char *msg) {
     if (!w->error) w->error = h5u_asprintf("%s", msg && *msg ? msg : "output failed");
 }
 
+int h5out_fail(h5out *w, const char *msg, char *err, size_t errlen) {
+    h5out_keep_error(w, msg);
+    h5u_set_err(err, errlen, "%s", msg);
+    return -1;
+}
+
 /* ---- the file ----------------------------------------------------------- */
 
 static int write_root_attrs(const h5u_ectx *c, hid_t file, const h5out_meta *m) {

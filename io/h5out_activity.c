@@ -50,7 +50,7 @@ int h5out_activity_sample(h5out *w, int64_t k, const double *block) {
             if (g >= 0) {
                 w->per_sample = h5out_make_dataset(&c, g, "per_sample", 2, dims, chunk, w->deflate);
                 if (w->per_sample >= 0) w->per_sample_space = H5Dget_space(w->per_sample);
-                if (H5Gclose(g) < 0) h5u_fail(&c, "cannot close group /activity");
+                h5u_close_group(&c, g, "/activity", 0);
             }
         }
         int rc = w->per_sample < 0 || w->per_sample_space < 0 ||
@@ -86,17 +86,9 @@ int h5out_activity(h5out *w, const double *block, char *err, size_t errlen) {
         if (!rc)
             rc = h5u_write_1d(&c, g, "events", H5T_STD_U64LE, H5T_NATIVE_DOUBLE, w->n, w->first,
                               w->count, block, w->dxpl);
-        if (g >= 0 && H5Gclose(g) < 0 && !rc) {
-            h5u_fail(&c, "cannot close group /activity");
-            rc = 1;
-        }
+        rc = h5u_close_group(&c, g, "/activity", rc);
         h5u_quiet_off(&q);
         ok = h5out_agree(w, !rc, msg, sizeof msg);
     }
-    if (!ok) {
-        h5out_keep_error(w, msg);
-        h5u_set_err(err, errlen, "%s", msg);
-        return -1;
-    }
-    return 0;
+    return ok ? 0 : h5out_fail(w, msg, err, errlen);
 }

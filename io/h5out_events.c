@@ -38,17 +38,9 @@ int h5out_events(h5out *w, int64_t count, const double *time, const int64_t *cro
                               count, crossing, w->dxpl) ||
                  h5u_write_1d(&c, g, "direction", H5T_STD_I8LE, H5T_NATIVE_INT8, total, first,
                               count, direction, w->dxpl);
-        if (g >= 0 && H5Gclose(g) < 0 && !rc) {
-            h5u_fail(&c, "cannot close group /events");
-            rc = 1;
-        }
+        rc = h5u_close_group(&c, g, "/events", rc);
         h5u_quiet_off(&q);
         ok = h5out_agree(w, !rc, msg, sizeof msg);
     }
-    if (!ok) {
-        h5out_keep_error(w, msg);
-        h5u_set_err(err, errlen, "%s", msg);
-        return -1;
-    }
-    return 0;
+    return ok ? 0 : h5out_fail(w, msg, err, errlen);
 }

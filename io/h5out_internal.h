@@ -38,6 +38,9 @@ int h5out_write_row(h5out *w, hid_t d, hid_t space, int64_t row, const double *b
 void h5out_row_chunk(const h5out *w, hsize_t chunk[2]);
 /* Keeps msg as w's first failure (h5out_finish then fails). */
 void h5out_keep_error(h5out *w, const char *msg);
+/* A collective write's failure, agreed in msg: kept (h5out_keep_error) and
+ * copied to err. Returns -1. */
+int h5out_fail(h5out *w, const char *msg, char *err, size_t errlen);
 /* Collective: sums the counters and takes the maximum wall times over ranks
  * into the attributes of /stats, and writes each rank's values to
  * /stats/per_rank. */

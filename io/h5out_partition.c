@@ -128,11 +128,7 @@ static int write_partition(h5out *w, const int32_t *owner_block, const h5out_ran
                  ? -1
                  : 0;
     }
-    if (H5Gclose(g) < 0 && rc == 0) {
-        h5u_fail(c, "cannot close group /partition");
-        rc = -1;
-    }
-    return rc;
+    return h5u_close_group(c, g, "/partition", rc);
 }
 
 int h5out_partition(h5out *w, const int32_t *owner_block, const h5out_rank_info *mine,
@@ -162,11 +158,7 @@ int h5out_partition(h5out *w, const int32_t *owner_block, const h5out_rank_info 
             msg, sizeof msg);
         h5u_quiet_off(&q);
     }
-    if (!ok) {
-        h5out_keep_error(w, msg);
-        h5u_set_err(err, errlen, "%s", msg);
-        return -1;
-    }
+    if (!ok) return h5out_fail(w, msg, err, errlen);
     w->has_partition = 1;
     return 0;
 }

@@ -102,11 +102,7 @@ static int write_per_rank(const h5out *w, const qmol_stats *mine, hid_t g, const
                           dbl ? H5T_NATIVE_DOUBLE : H5T_NATIVE_UINT64, w->nranks, w->rank, 1, v,
                           w->dxpl);
     }
-    if (H5Gclose(pr) < 0 && rc == 0) {
-        h5u_fail(c, "cannot close group /stats/per_rank");
-        rc = -1;
-    }
-    return rc;
+    return h5u_close_group(c, pr, "/stats/per_rank", rc);
 }
 
 int h5out_write_stats(h5out *w, const qmol_stats *mine, const h5u_ectx *c) {
@@ -114,9 +110,5 @@ int h5out_write_stats(h5out *w, const qmol_stats *mine, const h5u_ectx *c) {
     hid_t g = h5u_group(c, w->file, "stats");
     if (g < 0) return -1;
     int rc = write_totals(&tot, g, c) == 0 && write_per_rank(w, mine, g, c) == 0 ? 0 : -1;
-    if (H5Gclose(g) < 0 && rc == 0) {
-        h5u_fail(c, "cannot close group /stats");
-        rc = -1;
-    }
-    return rc;
+    return h5u_close_group(c, g, "/stats", rc);
 }

@@ -123,6 +123,14 @@ int h5u_put_int(const h5u_ectx *c, hid_t obj, const char *name, int v) {
     return h5u_put_attr(c, obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, 0, &v);
 }
 
+int h5u_close_group(const h5u_ectx *c, hid_t g, const char *path, int rc) {
+    if (g >= 0 && H5Gclose(g) < 0 && rc == 0) {
+        fail_named(c, "cannot close group %s", path);
+        return -1;
+    }
+    return rc;
+}
+
 hid_t h5u_group(const h5u_ectx *c, hid_t parent, const char *name) {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
     hid_t g = H5I_INVALID_HID;

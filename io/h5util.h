@@ -39,6 +39,10 @@ typedef struct h5u_ectx {
 void h5u_fail(const h5u_ectx *c, const char *what);
 /* Closes *id with fn if valid (best effort) and invalidates it. */
 void h5u_close(hid_t *id, herr_t (*fn)(hid_t));
+/* Closes group g (ignored when invalid) after writes that returned rc:
+ * returns rc, or -1 with "cannot close group <path>" when rc was 0 and the
+ * close failed. */
+int h5u_close_group(const h5u_ectx *c, hid_t g, const char *path, int rc);
 
 /* Attribute name on obj: a scalar if len == 0, else a 1-D array of len. */
 int h5u_put_attr(const h5u_ectx *c, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
