@@ -9,15 +9,14 @@ value with /states reshaped as docs/output.md says).
 
 usage: check_xdmf.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
-import argparse
 import os
 import shlex
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 
 import h5py
 import numpy as np
+from script_support import finish, parse_args
 
 RUNS = [("heat1d", ["--set", "N=30"], 1), ("adr2d", ["--set", "nx=12", "--set", "ny=9"], 1),
         ("adr2d", ["--set", "nx=12", "--set", "ny=9"], 2),
@@ -85,13 +84,8 @@ def check(xmf, h5path, failures, label):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--qmol", required=True)
-    ap.add_argument("--mpiexec", required=True)
-    ap.add_argument("--scratch", required=True)
-    args = ap.parse_args()
-    scratch = os.path.join(args.scratch, "xdmf")
-    os.makedirs(scratch, exist_ok=True)
+    args = parse_args("xdmf")
+    scratch = args.scratch
     failures = []
     for problem, sets, p in RUNS:
         label = "%s P=%d" % (problem, p)
@@ -137,9 +131,7 @@ def main():
                         "--output", out], capture_output=True, text=True, timeout=120)
     if r.returncode != 2 or "taken.xmf" not in r.stderr or os.path.exists(out):
         failures.append("existing sidecar: exit %d, %r" % (r.returncode, r.stderr))
-    for f in failures:
-        print("FAIL: " + f)
-    sys.exit(1 if failures else 0)
+    finish(failures)
 
 
 if __name__ == "__main__":

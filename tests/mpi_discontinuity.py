@@ -10,14 +10,13 @@ milliseconds for the busy-polling ranks (P = 4 on two cores: 157 s).
 
 usage: mpi_discontinuity.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
-import argparse
 import os
 import shlex
 import subprocess
-import sys
 
 import h5py
 import numpy as np
+from script_support import finish, parse_args
 
 TOL = 1e-4
 
@@ -34,12 +33,7 @@ def switch_times(path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--qmol", required=True)
-    ap.add_argument("--mpiexec", required=True)
-    ap.add_argument("--scratch", required=True)
-    args = ap.parse_args()
-    os.makedirs(args.scratch, exist_ok=True)
+    args = parse_args()
     mpiexec = shlex.split(args.mpiexec)
     base = ["run", "--problem", "heat2d-thermostat", "--set", "nx=12", "--set", "ny=12",
             "--overwrite", "--quiet"]
@@ -80,9 +74,7 @@ def main():
               % (method, p, len(t), ncross, worst))
         if worst > 1.0:
             failures.append("%s P=%d: a switch is %.2f allowed times off" % (method, p, worst))
-    for f in failures:
-        print("FAIL: " + f)
-    sys.exit(1 if failures else 0)
+    finish(failures)
 
 
 if __name__ == "__main__":

@@ -21,14 +21,13 @@ output file. heat2d-thermostat's switching times under the mixed method on
 
 usage: mpi_mixed.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
-import argparse
 import os
 import shlex
 import subprocess
-import sys
 
 import h5py
 import numpy as np
+from script_support import finish, parse_args
 
 TOL = 1e-3
 # problem, its settings, final time, mixed options; buck-heatsink over 1 s
@@ -118,13 +117,7 @@ def check_case(args, name, failures):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--qmol", required=True)
-    ap.add_argument("--mpiexec", required=True)
-    ap.add_argument("--scratch", required=True)
-    args = ap.parse_args()
-    args.scratch = os.path.join(args.scratch, "mixed")
-    os.makedirs(args.scratch, exist_ok=True)
+    args = parse_args("mixed")
     failures = []
     for name in CASES:
         check_case(args, name, failures)
@@ -161,9 +154,7 @@ def main():
     if r.returncode != 2 or "--coupling interp" not in r.stderr or os.path.exists(out):
         failures.append("--coupling interp on 2 ranks: exit %d, stderr %r (expected exit 2, "
                         "no file)" % (r.returncode, r.stderr))
-    for f in failures:
-        print("FAIL: " + f)
-    sys.exit(1 if failures else 0)
+    finish(failures)
 
 
 if __name__ == "__main__":

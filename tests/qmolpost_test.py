@@ -12,7 +12,6 @@ rank, heat3d and heat1d (QSS2) and heat1d under CVODE.
 
 usage: qmolpost_test.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
-import argparse
 import os
 import shlex
 import subprocess
@@ -20,6 +19,7 @@ import sys
 
 import h5py
 import numpy as np
+from script_support import finish, parse_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POST = os.path.join(ROOT, "scripts", "qmolpost")
@@ -31,13 +31,8 @@ def post(*args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--qmol", required=True)
-    ap.add_argument("--mpiexec", required=True)
-    ap.add_argument("--scratch", required=True)
-    args = ap.parse_args()
-    d = os.path.join(args.scratch, "qmolpost")
-    os.makedirs(d, exist_ok=True)
+    args = parse_args("qmolpost")
+    d = args.scratch
     failures = []
     runs = {"adr2d-np2": (2, ["--problem", "adr2d", "--set", "nx=30", "--set", "ny=20",
                               "--method", "liqss2", "--tf", "1", "--activity", "samples"]),
@@ -125,9 +120,7 @@ def main():
         if r.returncode != 2 or needle not in r.stderr or len(r.stderr.splitlines()) != 1:
             failures.append("%s: exit %d, stderr %r (expected exit 2 naming %r)"
                             % (" ".join(argv[:1]), r.returncode, r.stderr, needle))
-    for f in failures:
-        print("FAIL: " + f)
-    sys.exit(1 if failures else 0)
+    finish(failures)
 
 
 if __name__ == "__main__":

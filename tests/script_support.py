@@ -1,0 +1,25 @@
+"""What the Python test scripts that run qmol share: their command line
+(--qmol BIN, --mpiexec "mpiexec ...", --scratch DIR) and their verdict (every
+failure printed as FAIL: ..., exit 1 if any)."""
+import argparse
+import os
+import sys
+
+
+def parse_args(subdir=None):
+    """The arguments; args.scratch (scratch/subdir with subdir) exists."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--qmol", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--scratch", required=True)
+    args = ap.parse_args()
+    if subdir:
+        args.scratch = os.path.join(args.scratch, subdir)
+    os.makedirs(args.scratch, exist_ok=True)
+    return args
+
+
+def finish(failures):
+    for f in failures:
+        print("FAIL: " + f)
+    sys.exit(1 if failures else 0)
