@@ -80,6 +80,11 @@ typedef struct qmol_problem {
      * their derivatives are re-evaluated after every handler. */
     int64_t n_affected;
     void (*affected)(const void *data, int64_t *ids);
+
+    /* Optional names of a grid's components (one per component: letters,
+     * digits, '_'), used for /fields/NAME and in ParaView; NULL: "u" for
+     * one component, "u0", "u1", ... for several. */
+    const char *const *component_names;
 } qmol_problem;
 
 /* One named numeric parameter of a problem, with its default and range. */

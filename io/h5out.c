@@ -81,6 +81,24 @@ static int write_root_attrs(const h5u_ectx *c, hid_t file, const h5out_meta *m) 
             h5u_put_f64(c, file, "spacing", p->spacing, nd) ||
             h5u_put_int(c, file, "components", comps))
             return -1;
+        /* "u" or "u0 u1 ..." (or the problem's names), space-separated */
+        size_t len = 1;
+        char buf[32];
+        for (int k = 0; k < comps; k++)
+            len += strlen(h5out_component_name(p, k, buf, sizeof buf)) + 1;
+        char *names = malloc(len);
+        if (!names) {
+            h5u_set_err(c->err, c->errlen, "%s: out of memory", c->file);
+            return -1;
+        }
+        names[0] = '\0';
+        for (int k = 0; k < comps; k++) {
+            if (k) strcat(names, " ");
+            strcat(names, h5out_component_name(p, k, buf, sizeof buf));
+        }
+        int rc = h5u_put_str(c, file, "component_names", names);
+        free(names);
+        if (rc) return -1;
     }
     return 0;
 }
@@ -115,7 +133,7 @@ hid_t h5out_make_dataset(const h5u_ectx *c, hid_t file, const char *name, int ra
 
 void h5out_row_chunk(const h5out *w, hsize_t chunk[2]) {
     chunk[0] = 1;
-    chunk[1] = (hsize_t)(w->n < H5OUT_CHUNK_ELEMS ? w->n : H5OUT_CHUNK_ELEMS);
+    chunk[1] = (hsize_t)(w->columns < H5OUT_CHUNK_ELEMS ? w->columns : H5OUT_CHUNK_ELEMS);
 }
 
 /* Creates the HDF5 file at w->partial with datasets and root attributes. */
@@ -145,7 +163,7 @@ static int build_file(h5out *w, const h5out_meta *m, const h5u_ectx *c) {
      * row spans whole chunks plus at most two shared at its ends, which
      * collective MPI-IO merges (no filters, so no chunk is rewritten). */
     hsize_t tdims[1] = {(hsize_t)w->samples};
-    hsize_t sdims[2] = {(hsize_t)w->samples, (hsize_t)w->n};
+    hsize_t sdims[2] = {(hsize_t)w->samples, (hsize_t)w->columns};
     hsize_t chunk[2];
     h5out_row_chunk(w, chunk);
     w->time = h5out_make_dataset(c, w->file, "time", 1, tdims, NULL, 0);
@@ -160,7 +178,8 @@ static int build_file(h5out *w, const h5out_meta *m, const h5u_ectx *c) {
         h5u_fail(c, "cannot set up data transfers");
         return -1;
     }
-    return write_root_attrs(c, w->file, m);
+    if (write_root_attrs(c, w->file, m)) return -1;
+    return h5out_write_selection(w, m, c);
 }
 
 /* Closes every HDF5 object of w; returns -1 (with err) if one close failed. */
@@ -189,6 +208,9 @@ static void free_writer(h5out *w) {
     free(w->partial);
     free(w->written);
     free(w->error);
+    free(w->col_index);
+    free(w->packed);
+    free(w->grid.component);
     free(w);
 }
 
@@ -241,6 +263,11 @@ static int check_meta(const char *path, const h5out_meta *meta, char *err, size_
                     p->ndims);
         return -1;
     }
+    char why[256];
+    if (h5out_check_component_names(p, why, sizeof why)) {
+        h5u_set_err(err, errlen, "cannot create %s: %s", path, why);
+        return -1;
+    }
     return 0;
 }
 
@@ -285,6 +312,11 @@ h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t 
         h5u_set_err(err, errlen, "%s", msg);
         return NULL;
     }
+    if (h5out_select(w, meta, msg, sizeof msg)) {
+        h5u_set_err(err, errlen, "%s", msg);
+        free_writer(w);
+        return NULL;
+    }
 
     /* Check with open(2) first: MPI-IO errors do not carry errno, and this
      * gives "Permission denied" or "No such file or directory". */
@@ -323,17 +355,23 @@ void h5out_block(const h5out *w, int64_t *first, int64_t *count) {
 
 /* ---- samples ------------------------------------------------------------ */
 
-/* Writes d[row, first : first + count) from this rank's block, as a
- * collective transfer (a rank with an empty block selects nothing). */
+/* Writes d[row, col_first : col_first + col_count) from the kept states of
+ * this rank's block, as a collective transfer (a rank without kept states
+ * selects nothing). */
 int h5out_write_row(h5out *w, hid_t d, hid_t space, int64_t row, const double *block) {
     static const double none[1]; /* HDF5 wants a buffer even for nothing */
-    hsize_t start[2] = {(hsize_t)row, (hsize_t)w->first};
-    hsize_t cnt[2] = {1, (hsize_t)w->count};
-    hsize_t mlen = w->count > 0 ? (hsize_t)w->count : 1;
+    hsize_t start[2] = {(hsize_t)row, (hsize_t)w->col_first};
+    hsize_t cnt[2] = {1, (hsize_t)w->col_count};
+    hsize_t mlen = w->col_count > 0 ? (hsize_t)w->col_count : 1;
+    if (w->col_index && block) {
+        for (int64_t j = 0; j < w->col_count; j++)
+            w->packed[j] = block[w->col_index[j]];
+        block = w->packed;
+    }
     hid_t mem = H5Screate_simple(1, &mlen, NULL);
     if (mem < 0) return -1;
     int rc = 0;
-    if (w->count > 0) {
+    if (w->col_count > 0) {
         if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0) rc = -1;
     } else if (H5Sselect_none(space) < 0 || H5Sselect_none(mem) < 0) {
         rc = -1;

@@ -2,10 +2,14 @@
  *
  * Layout (see docs/output.md):
  *   /time    (K)      sample times
- *   /states  (K x n)  sampled states, chunked, one row per sample
+ *   /states  (K x m)  sampled states, chunked, one row per sample: all n
+ *                     states, or the m that meta.keep selects (/state_ids)
+ *   /fields           grid problems whose kept states form a box of cells:
+ *                     one K x [nz x] [ny x] nx view of /states per component
+ *                     (HDF5 virtual datasets) and the cell coordinates
  *   /partition        optional: owner of every state, per-rank sizes
  *   /activity/events  optional (QSS runs): events of every state over the run
- *   /activity/per_sample  optional: the same per sample interval (K x n)
+ *   /activity/per_sample  optional: the same per sample interval (K x m)
  *   /stats            totals as attributes (counters summed over ranks, wall
  *                     times the maximum), per_rank/ with one dataset per field
  *   root attributes: layout ("qmol-1"), qmol_version, problem, method, reltol,
@@ -42,7 +46,35 @@ typedef struct h5out_meta {
     const qmol_problem *prob; /* n and geometry */
     MPI_Comm comm;            /* MPI_COMM_NULL or 0: MPI_COMM_WORLD; valid until finish */
     int deflate;              /* 0: none; 1..9: deflate level of the row datasets */
+    /* The states /states and /activity/per_sample hold: those for which
+     * keep(keep_ctx, id) is non-zero (keep_rule, the rule's text, is stored
+     * as the root attribute output_states), or all when keep is NULL. */
+    int (*keep)(const void *keep_ctx, int64_t id);
+    const void *keep_ctx;
+    const char *keep_rule;
 } h5out_meta;
+
+/* The grid of a result (filled by h5out_create): the box of cells and the
+ * components its /states columns hold, when they are all components kept of
+ * every cell of a box (ndims = 0 otherwise, or for a problem without a grid).
+ * Column j of /states is component component[j % ncomponents] of the box's
+ * cell j / ncomponents (cells in C order, x fastest). */
+typedef struct h5out_grid {
+    int ndims;
+    int64_t first[3], dims[3];    /* the box: first cell index and cells per dimension */
+    double origin[3], spacing[3]; /* origin: coordinates of the box's first cell */
+    int ncomponents;
+    int *component;  /* malloc'd, ncomponents entries */
+    int64_t columns; /* columns of /states */
+} h5out_grid;
+
+/* The name of component c of p's grid (its component_names entry, else "u"
+ * for one component, "u0", "u1", ... for several) in buf. */
+const char *h5out_component_name(const qmol_problem *p, int c, char *buf, size_t len);
+/* Checks p's component_names: NULL, or one per component, each of letters,
+ * digits and '_' (not starting with a digit), distinct, none of x y z.
+ * Returns 0, or -1 with the reason in err. */
+int h5out_check_component_names(const qmol_problem *p, char *err, size_t errlen);
 
 /* One rank's share of a partition (h5out_partition). */
 typedef struct h5out_rank_info {
@@ -60,6 +92,9 @@ typedef struct h5out_rank_info {
 
 /* Creates PATH.partial; returns NULL with err set if it cannot. */
 h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t errlen);
+/* A copy of the output's grid (g->component malloc'd: free it). Returns 0,
+ * or -1 when out of memory. */
+int h5out_get_grid(const h5out *w, h5out_grid *g);
 /* This rank's block of states: [*first, *first + *count) (count may be 0). */
 void h5out_block(const h5out *w, int64_t *first, int64_t *count);
 /* Writes sample k (1..K) at time t (rank 0's t is kept): block holds this

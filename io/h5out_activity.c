@@ -44,7 +44,7 @@ int h5out_activity_sample(h5out *w, int64_t k, const double *block) {
         h5u_quiet_on(&q);
         h5u_ectx c = {w->partial, msg, sizeof msg};
         if (w->per_sample < 0) { /* the first row creates the dataset */
-            hsize_t dims[2] = {(hsize_t)w->samples, (hsize_t)w->n}, chunk[2];
+            hsize_t dims[2] = {(hsize_t)w->samples, (hsize_t)w->columns}, chunk[2];
             h5out_row_chunk(w, chunk);
             hid_t g = activity_group(&c, w->file);
             if (g >= 0) {

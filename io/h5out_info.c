@@ -49,6 +49,33 @@ static void row_states(hid_t file) {
     free(v);
 }
 
+/* --output-states and /fields: which states the file holds, and its views. */
+static void print_selection(hid_t file) {
+    char *rule = h5r_attr_text(file, "output_states");
+    if (rule) {
+        char *v = h5u_asprintf("\"%s\" (/state_ids)", rule);
+        row("written", v ? v : rule);
+        free(v);
+        free(rule);
+    } else {
+        row("written", "all states");
+    }
+    hid_t g = H5Lexists(file, "fields", H5P_DEFAULT) > 0 ? H5Gopen2(file, "fields", H5P_DEFAULT)
+                                                         : H5I_INVALID_HID;
+    if (g < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        row("fields", "(none)");
+        return;
+    }
+    char *dims = h5r_attr_text(g, "dims"), *first = h5r_attr_text(g, "first");
+    char *v = h5u_asprintf("box of [%s] cells from cell [%s] (/fields: a K x grid view of "
+                           "/states per component, and the coordinates)",
+                           dims ? dims : "?", first ? first : "?");
+    row("fields", v);
+    free(v), free(dims), free(first);
+    H5Gclose(g);
+}
+
 /* Reads the 1-D dataset at path (P elements) as mtype into buf: 0, or -1 if
  * it is missing or does not fit. */
 static int read_column(hid_t file, const char *path, int64_t P, hid_t mtype, void *buf) {
@@ -292,6 +319,7 @@ static void print_info(const char *path, hid_t file) {
     } else {
         row("grid", "(none)");
     }
+    print_selection(file);
 
     int64_t P = file_ranks(file);
     print_partition(file);

@@ -15,9 +15,14 @@ struct h5out {
     MPI_Comm comm; /* every collective call and all HDF5 file access */
     int rank, nranks;
     int64_t n, samples, nwritten;
-    int deflate;            /* deflate level of the (K x n) datasets, 0: none */
-    int64_t first, count;   /* this rank's block of states */
-    unsigned char *written; /* written[k - 1]: sample k was written */
+    int deflate;                  /* deflate level of the (K x n) datasets, 0: none */
+    int64_t first, count;         /* this rank's block of states */
+    int64_t columns;              /* columns of /states: the kept states (all: n) */
+    int64_t col_first, col_count; /* this rank's columns */
+    int64_t *col_index;           /* the kept states' positions in the block; NULL: all */
+    double *packed;               /* col_count values gathered for a write */
+    h5out_grid grid;              /* the box of cells the columns hold (grid problems) */
+    unsigned char *written;       /* written[k - 1]: sample k was written */
     int has_partition;
     hid_t file, time, states, time_space, states_space, dxpl;
     hid_t per_sample, per_sample_space; /* /activity/per_sample, once created */
@@ -32,15 +37,24 @@ int h5out_agree(const h5out *w, int ok, char *msg, size_t msglen);
  * fill values; reports through c. */
 hid_t h5out_make_dataset(const h5u_ectx *c, hid_t parent, const char *name, int rank,
                          const hsize_t *dims, const hsize_t *chunk, int deflate);
-/* Collective: row `row` of a (K x n) dataset from this rank's block. */
+/* Collective: row `row` of a (K x columns) dataset from this rank's block
+ * (the kept states' values). */
 int h5out_write_row(h5out *w, hid_t d, hid_t space, int64_t row, const double *block);
-/* The chunk shape of a (K x n) row dataset: one row, at most 1 MiB. */
+/* The chunk shape of a (K x columns) row dataset: one row, at most 1 MiB. */
 void h5out_row_chunk(const h5out *w, hsize_t chunk[2]);
 /* Keeps msg as w's first failure (h5out_finish then fails). */
 void h5out_keep_error(h5out *w, const char *msg);
 /* A collective write's failure, agreed in msg: kept (h5out_keep_error) and
  * copied to err. Returns -1. */
 int h5out_fail(h5out *w, const char *msg, char *err, size_t errlen);
+/* Collective (in h5out_create): the kept states (meta->keep) as columns,
+ * this rank's share, and the grid box they form. Returns 0, or -1 with the
+ * reason in msg (agreed). */
+int h5out_select(h5out *w, const h5out_meta *meta, char *msg, size_t msglen);
+/* Collective: /state_ids (when not all states are kept), the root attribute
+ * output_states, and /fields for a grid box. */
+int h5out_write_selection(h5out *w, const h5out_meta *meta, const h5u_ectx *c);
+
 /* Collective: sums the counters and takes the maximum wall times over ranks
  * into the attributes of /stats, and writes each rank's values to
  * /stats/per_rank. */

@@ -1,8 +1,6 @@
 /* xdmf.c: the XDMF 3 sidecar of a grid problem's result (see xdmf.h). */
 #include "xdmf.h"
 
-#include "integrator.h"
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,19 +36,19 @@ static void base_name(const char *path, char *out, size_t len) {
     out[k] = '\0';
 }
 
-/* One sample's grid: the mesh (dims z y x, padded with 1) and each
- * component as the hyperslab [k, c::components] of /states. */
-static void write_sample(FILE *f, const qmol_problem *p, const char *file, int64_t k, double t,
-                         int64_t samples) {
+/* One sample's grid: the mesh (the box's dims z y x, padded with 1) and each
+ * kept component r as the hyperslab [k, r::ncomponents] of /states. */
+static void write_sample(FILE *f, const qmol_problem *p, const h5out_grid *g, const char *file,
+                         int64_t k, double t, int64_t samples) {
     int64_t d[3] = {1, 1, 1}, cells = 1;
     double o[3] = {0, 0, 0}, h[3] = {1, 1, 1};
-    for (int a = 0; a < p->ndims; a++) { /* XDMF's order: slowest first (z y x) */
-        d[2 - a] = p->dims[a];
-        o[2 - a] = p->origin[a];
-        h[2 - a] = p->spacing[a];
-        cells *= p->dims[a];
+    for (int a = 0; a < g->ndims; a++) { /* XDMF's order: slowest first (z y x) */
+        d[2 - a] = g->dims[a];
+        o[2 - a] = g->origin[a];
+        h[2 - a] = g->spacing[a];
+        cells *= g->dims[a];
     }
-    int nc = p->components > 0 ? p->components : 1;
+    int nc = g->ncomponents;
     fprintf(f, "      <Grid Name=\"sample %lld\" GridType=\"Uniform\">\n", (long long)k + 1);
     fprintf(f, "        <Time Value=\"%.17g\"/>\n", t);
     fprintf(f, "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"%lld %lld %lld\"/>\n",
@@ -61,12 +59,9 @@ static void write_sample(FILE *f, const qmol_problem *p, const char *file, int64
     fprintf(f, "          <DataItem Dimensions=\"3\" Format=\"XML\">%.17g %.17g %.17g</DataItem>\n",
             h[0], h[1], h[2]);
     fprintf(f, "        </Geometry>\n");
-    for (int c = 0; c < nc; c++) {
-        char name[32];
-        if (nc == 1)
-            snprintf(name, sizeof name, "u");
-        else
-            snprintf(name, sizeof name, "u%d", c);
+    for (int r = 0; r < nc; r++) {
+        char buf[32];
+        const char *name = h5out_component_name(p, g->component[r], buf, sizeof buf);
         fprintf(f, "        <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">\n",
                 name);
         fprintf(f,
@@ -76,18 +71,18 @@ static void write_sample(FILE *f, const qmol_problem *p, const char *file, int64
         fprintf(f,
                 "            <DataItem Dimensions=\"3 2\" Format=\"XML\">%lld %d 1 %d 1 "
                 "%lld</DataItem>\n",
-                (long long)k, c, nc, (long long)cells);
+                (long long)k, r, nc, (long long)cells);
         fprintf(f,
                 "            <DataItem Dimensions=\"%lld %lld\" NumberType=\"Float\" "
                 "Precision=\"8\" Format=\"HDF\">%s:/states</DataItem>\n",
-                (long long)samples, (long long)p->n, file);
+                (long long)samples, (long long)g->columns, file);
         fprintf(f, "          </DataItem>\n        </Attribute>\n");
     }
     fprintf(f, "      </Grid>\n");
 }
 
-int xdmf_write(const char *h5path, const qmol_problem *p, double t0, double tf, int64_t samples,
-               char *err, size_t errlen) {
+int xdmf_write(const char *h5path, const qmol_problem *p, const h5out_grid *g, const double *times,
+               int64_t samples, char *err, size_t errlen) {
     char *path = xdmf_path(h5path);
     size_t len = path ? strlen(path) + 9 : 0;
     char *partial = path ? malloc(len) : NULL;
@@ -106,7 +101,7 @@ int xdmf_write(const char *h5path, const qmol_problem *p, double t0, double tf, 
         fprintf(f, "    <Grid Name=\"%s\" GridType=\"Collection\" CollectionType=\"Temporal\">\n",
                 file);
         for (int64_t k = 0; k < samples; k++)
-            write_sample(f, p, file, k, sample_time(t0, tf, k + 1, samples), samples);
+            write_sample(f, p, g, file, k, times[k], samples);
         fprintf(f, "    </Grid>\n  </Domain>\n</Xdmf>\n");
         rc = ferror(f) ? -1 : 0;
         if (fclose(f) != 0) rc = -1;

@@ -3,6 +3,7 @@
 
 #include "discrete.h"
 #include "halo.h"
+#include "state_rule.h"
 
 #include <errno.h>
 #include <float.h>
@@ -11,146 +12,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- rules: VAR OP NUMBER [&& VAR OP NUMBER ...] ------------------------- */
-
-enum { OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE };
-
-typedef struct clause {
-    char var; /* i (state id), x, y, z (grid coordinates), c (component) */
-    int op;
-    double value;
-} clause;
-
-static const char *skip_space(const char *s) {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    return s;
-}
-
-/* Parses one clause at s; returns the position after it or NULL. */
-static const char *parse_clause(const char *s, clause *c, char *err, size_t errlen) {
-    s = skip_space(s);
-    if (!strchr("ixyzc", *s) || !*s) {
-        snprintf(err, errlen,
-                 "expected a variable at \"%s\" (allowed: i = state id, x y z = grid "
-                 "coordinates, c = component)",
-                 s);
-        return NULL;
-    }
-    c->var = *s++;
-    s = skip_space(s);
-    static const struct {
-        const char *text;
-        int op;
-    } ops[] = {{"<=", OP_LE}, {">=", OP_GE}, {"==", OP_EQ},
-               {"!=", OP_NE}, {"<", OP_LT},  {">", OP_GT}};
-    size_t k;
-    for (k = 0; k < sizeof ops / sizeof ops[0]; k++)
-        if (!strncmp(s, ops[k].text, strlen(ops[k].text))) break;
-    if (k == sizeof ops / sizeof ops[0]) {
-        snprintf(err, errlen, "expected a comparison after '%c' at \"%s\" (< <= > >= == !=)",
-                 c->var, s);
-        return NULL;
-    }
-    c->op = ops[k].op;
-    s = skip_space(s + strlen(ops[k].text));
-    char *end;
-    errno = 0;
-    c->value = strtod(s, &end);
-    if (end == s || errno == ERANGE || !isfinite(c->value)) {
-        snprintf(err, errlen, "expected a finite number at \"%s\"", s);
-        return NULL;
-    }
-    return skip_space(end);
-}
-
-/* Parses the whole rule into at most cap clauses; returns their count or -1. */
-static int parse_rule(const char *rule, clause *out, int cap, char *err, size_t errlen) {
-    const char *s = rule;
-    int count = 0;
-    for (;;) {
-        if (count == cap) {
-            snprintf(err, errlen, "more than %d clauses", cap);
-            return -1;
-        }
-        s = parse_clause(s, &out[count], err, errlen);
-        if (!s) return -1;
-        count++;
-        if (!*s) return count;
-        if (strncmp(s, "&&", 2)) {
-            snprintf(err, errlen, "expected \"&&\" or the end at \"%s\"", s);
-            return -1;
-        }
-        s += 2;
-    }
-}
-
-#define MAX_CLAUSES 16
+/* ---- a rule (state_rule.h) ------------------------------------------------ */
 
 int assign_rule_check(const char *rule, char *err, size_t errlen) {
-    clause c[MAX_CLAUSES];
-    return parse_rule(rule, c, MAX_CLAUSES, err, errlen) < 0 ? -1 : 0;
-}
-
-static int compare(double v, int op, double w) {
-    switch (op) {
-    case OP_LT:
-        return v < w;
-    case OP_LE:
-        return v <= w;
-    case OP_GT:
-        return v > w;
-    case OP_GE:
-        return v >= w;
-    case OP_EQ:
-        return v == w;
-    default:
-        return v != w;
-    }
-}
-
-/* The value of a clause's variable for global state g. */
-static double variable(const qmol_problem *p, char var, int64_t g) {
-    if (var == 'i') return (double)g;
-    int comps = p->components > 0 ? p->components : 1;
-    if (var == 'c') return (double)(g % comps);
-    int64_t cell = g / comps;
-    int64_t idx[3] = {0, 0, 0};
-    for (int d = 0; d < p->ndims; d++) {
-        idx[d] = cell % p->dims[d];
-        cell /= p->dims[d];
-    }
-    int d = var - 'x';
-    return p->origin[d] + (double)idx[d] * p->spacing[d];
+    state_rule r;
+    return state_rule_parse(rule, NULL, &r, err, errlen);
 }
 
 static int apply_rule(const model *m, const char *rule, unsigned char *method, char *err,
                       size_t errlen) {
-    clause c[MAX_CLAUSES];
+    state_rule r;
     char why[256];
-    int count = parse_rule(rule, c, MAX_CLAUSES, why, sizeof why);
-    if (count < 0) {
+    if (state_rule_parse(rule, m->problem, &r, why, sizeof why)) {
         snprintf(err, errlen, "--bdf \"%s\": %s", rule, why);
         return -1;
     }
-    const qmol_problem *p = m->problem;
-    for (int k = 0; k < count; k++) {
-        int d = c[k].var - 'x';
-        if (d >= 0 && d < 3 && d >= p->ndims) {
-            snprintf(err, errlen,
-                     "--bdf \"%s\": '%c' is not a coordinate of this problem (it has %d grid "
-                     "dimensions; use i, the state id)",
-                     rule, c[k].var, p->ndims);
-            return -1;
-        }
-    }
-    for (int32_t j = 0; j < m->n; j++) {
-        int64_t g = model_gid(m, j);
-        int all = 1;
-        for (int k = 0; k < count && all; k++)
-            all = compare(variable(p, c[k].var, g), c[k].op, c[k].value);
-        if (all) method[j] = ASSIGN_BDF;
-    }
+    for (int32_t j = 0; j < m->n; j++)
+        if (state_rule_match(&r, m->problem, model_gid(m, j))) method[j] = ASSIGN_BDF;
     return 0;
 }
 

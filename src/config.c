@@ -3,6 +3,7 @@
 
 #include "assign.h"
 #include "partition.h"
+#include "state_rule.h"
 
 #include <errno.h>
 #include <ini.h>
@@ -39,6 +40,10 @@ void config_usage(void) {
            "  --abstol A            absolute tolerance / minimum quantum (default: tol/10)\n"
            "  --tf TF               final time (default: the problem's)\n"
            "  --samples K           output at t0 + (tf-t0) k/K, k = 1..K (default 20)\n"
+           "  --sample-times LIST   output at these times instead (comma-separated, increasing,\n"
+           "                        in (t0, tf], the last one tf; without --tf it sets tf)\n"
+           "  --output-states RULE  write only the states RULE selects (as --bdf: i, x y z,\n"
+           "                        c; e.g. \"x>=0.2 && x<=0.4\"), default all\n"
            "  --output FILE.h5      result file (default <problem>.h5)\n"
            "  --overwrite           replace an existing output file\n"
            "  --jacobian J          analytic (default, when the problem has one) or numeric\n"
@@ -82,7 +87,8 @@ static const char *const option_names[] = {"problem",       "set",
                                            "assign",        "assign-threshold",
                                            "assign-depth",  "coupling",
                                            "progress",      "activity",
-                                           "compress"};
+                                           "compress",      "sample-times",
+                                           "output-states"};
 #define NOPTIONS (sizeof option_names / sizeof option_names[0])
 
 static int known_option(const char *key) {
@@ -146,6 +152,33 @@ static int parse_bool(const char *s, int *out) {
         *out = 0;
     else
         return -1;
+    return 0;
+}
+
+/* "t1, t2, ..." into c->sample_times: finite, strictly increasing. */
+static int parse_times(run_config *c, const char *s) {
+    int64_t count = 1;
+    for (const char *p = s; *p; p++)
+        count += *p == ',';
+    double *t = malloc((size_t)count * sizeof *t);
+    if (!t) return -1;
+    int64_t k = 0;
+    for (const char *p = s;; k++) {
+        char *end;
+        t[k] = strtod(p, &end);
+        while (*end == ' ' || *end == '\t')
+            end++;
+        if (end == p || !isfinite(t[k]) || (k > 0 && !(t[k] > t[k - 1])) ||
+            (*end != ',' && *end != '\0')) {
+            free(t);
+            return -1;
+        }
+        if (!*end) break;
+        p = end + 1;
+    }
+    free(c->sample_times);
+    c->sample_times = t;
+    c->nsample_times = k + 1;
     return 0;
 }
 
@@ -275,6 +308,18 @@ static int apply(run_config *c, const char *key, const char *value, const char *
             return failf(err, errlen, "%s%s%s: must be a whole number in [1, 100000000]", where,
                          sep, value);
         c->samples = count;
+        c->samples_given = 1;
+    } else if (!strcmp(key, "sample-times")) {
+        if (parse_times(c, value) != 0)
+            return failf(err, errlen,
+                         "%s%s%s: must be finite times separated by commas, strictly increasing",
+                         where, sep, value);
+    } else if (!strcmp(key, "output-states")) {
+        char why[256];
+        state_rule r;
+        if (state_rule_parse(value, NULL, &r, why, sizeof why) != 0)
+            return failf(err, errlen, "%s%s\"%s\": %s", where, sep, value, why);
+        if (set_string(&c->output_states, value)) return failf(err, errlen, "out of memory");
     } else if (!strcmp(key, "output")) {
         if (!*value) return failf(err, errlen, "%s: empty output path", where);
         if (set_string(&c->output, value)) return failf(err, errlen, "out of memory");
@@ -514,6 +559,11 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
         return failf(err, errlen,
                      "--problem: missing (a built-in name from `qmol list`, or a "
                      "plugin .so path)");
+    if (c->sample_times && c->samples_given)
+        return failf(err, errlen,
+                     "--sample-times and --samples: give one of them (--sample-times sets the "
+                     "number of samples)");
+    if (c->sample_times) c->samples = c->nsample_times;
     if (!c->abstol_given) c->abstol = DEFAULT_ABSTOL_RATIO * c->reltol;
     int mixed_input = c->bdf_rule || c->bdf_file || c->assign_auto;
     if (c->method == METHOD_MIXED && !mixed_input)
@@ -534,6 +584,8 @@ void config_free(run_config *c) {
     free(c->output);
     free(c->bdf_rule);
     free(c->bdf_file);
+    free(c->output_states);
+    free(c->sample_times);
     for (int k = 0; k < c->nsets; k++) {
         free(c->sets[k]);
         free(c->set_origins[k]);

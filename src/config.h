@@ -28,7 +28,11 @@ typedef struct run_config {
     int abstol_given;
     double tf; /* NAN: the problem's default */
     int64_t samples;
-    char *output; /* NULL: <problem>.h5 */
+    int samples_given;     /* --samples given (conflicts with --sample-times) */
+    double *sample_times;  /* --sample-times, or NULL (uniform samples) */
+    int64_t nsample_times; /* their count */
+    char *output_states;   /* --output-states RULE, or NULL (all states) */
+    char *output;          /* NULL: <problem>.h5 */
     int overwrite;
     int use_jacobian;
     linsol_id linsol;

@@ -201,7 +201,7 @@ static int deliver(cvode_block *b, double tret, int at_stop, int64_t *k, sample_
     const integrator_options *o = &b->o;
     cv_run *r = &b->r;
     while (*k <= o->samples) {
-        double tk = sample_time(o->t0, o->tf, *k, o->samples);
+        double tk = sample_at(o, *k);
         if (!(tk <= tret || at_stop)) break;
         int flag = CVodeGetDky(b->mem, tk, 0, b->yk);
         if (flag < 0) {

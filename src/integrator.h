@@ -1,8 +1,9 @@
 /* integrator.h: what the run driver hands an integrator, and what it gets back.
  *
  * An integrator advances the model from t0 to tf and delivers the states at
- * the K sample times t0 + (tf - t0) k / K, k = 1..K, through `sample`, from
- * dense output (never by stopping on the output grid).
+ * the K sample times (sample_at: t0 + (tf - t0) k / K, k = 1..K, or the
+ * run's list) through `sample`, from dense output (never by stopping on the
+ * output grid).
  */
 #ifndef QMOL_INTEGRATOR_H
 #define QMOL_INTEGRATOR_H
@@ -45,7 +46,10 @@ typedef struct integrator_options {
     double reltol; /* QSS: relative quantum; CVODE: reltol */
     double abstol; /* QSS: minimum quantum; CVODE: abstol */
     double t0, tf;
-    int64_t samples;  /* K >= 1 */
+    int64_t samples; /* K >= 1 */
+    /* The K sample times (increasing, in (t0, tf], the last one tf), or NULL:
+     * evenly spaced (sample_time). */
+    const double *sample_times;
     int use_jacobian; /* 1: use the problem's analytic jac when it has one */
     linsol_id linsol; /* CVODE linear solver */
     int max_order;    /* CVODE BDF max order (1..5) */
@@ -79,6 +83,11 @@ typedef struct integrator_options {
 /* The time of sample k (1..K): t0 + (tf - t0) k / K, with sample K exactly tf. */
 static inline double sample_time(double t0, double tf, int64_t k, int64_t K) {
     return k >= K ? tf : t0 + (tf - t0) * (double)k / (double)K;
+}
+
+/* The time of sample k (1..K) of a run. */
+static inline double sample_at(const integrator_options *o, int64_t k) {
+    return o->sample_times ? o->sample_times[k - 1] : sample_time(o->t0, o->tf, k, o->samples);
 }
 
 /* Receives sample k (1..K) at time t; x holds the n local states. Returns 0,

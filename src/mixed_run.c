@@ -342,7 +342,7 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
     uint64_t same_time = 0;
     int64_t next_k = 1;
     while (next_k <= o->samples) {
-        double ts = sample_time(o->t0, o->tf, next_k, o->samples);
+        double ts = sample_at(o, next_k);
         double h = cvode_block_next_step(x->bdf), t_discrete = INFINITY;
         if (!(h > 0.0)) h = FIRST_WINDOW * span;
         int extrap = 0;

@@ -191,7 +191,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         } else {
             W = o->window > 0.0 ? o->window : INFINITY;
         }
-        double ts = sample_time(o->t0, o->tf, next_k, o->samples);
+        double ts = sample_at(o, next_k);
         double T_end = T + W;
         if (!(T_end < ts - 1e-9 * W)) T_end = ts; /* no sliver before a sample */
         /* several ranks: windows end at the next discrete event any rank

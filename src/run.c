@@ -8,6 +8,7 @@
 #include "h5out.h"
 #include "layout.h"
 #include "model.h"
+#include "output_plan.h"
 #include "progress.h"
 #include "registry.h"
 #include "wallclock.h"
@@ -462,18 +463,22 @@ int run_execute(const run_config *cin) {
     memset(&layout, 0, sizeof layout);
     sample_sink sink;
     memset(&sink, 0, sizeof sink);
-    char *path = NULL, *xmf = NULL;
+    char *path = NULL, *xmf = NULL, *stale_xmf = NULL;
+    output_plan plan;
+    memset(&plan, 0, sizeof plan);
+    h5out_grid grid;
+    memset(&grid, 0, sizeof grid);
     h5out *out = NULL;
     unsigned char *assignment = NULL;
     int8_t *classes = NULL;
     double *activity = NULL;
     event_log events;
     memset(&events, 0, sizeof events);
-    if (isnan(c.tf)) c.tf = prob.tf;
-    if (!(c.tf > prob.t0)) {
-        SAY("qmol: error: --tf %g: must be greater than t0 = %g\n", c.tf, prob.t0);
+    if (output_plan_build(&plan, &c, &prob, err, sizeof err) != 0) {
+        SAY("qmol: error: %s\n", err);
         goto done;
     }
+    c.tf = plan.tf;
     if (c.output) {
         path = strdup(c.output);
     } else {
@@ -571,6 +576,7 @@ int run_execute(const run_config *cin) {
                             .t0 = prob.t0,
                             .tf = c.tf,
                             .samples = c.samples,
+                            .sample_times = plan.times,
                             .use_jacobian = c.use_jacobian,
                             .linsol = c.linsol,
                             .max_order = c.max_order,
@@ -598,11 +604,29 @@ int run_execute(const run_config *cin) {
                        .param_values = values,
                        .prob = &prob,
                        .comm = comm,
-                       .deflate = c.compress};
+                       .deflate = c.compress,
+                       .keep = plan.has_rule ? output_plan_keep : NULL,
+                       .keep_ctx = &plan,
+                       .keep_rule = c.output_states};
     out = h5out_create(path, &meta, err, sizeof err);
-    if (!out) {
-        SAY("qmol: error: --output %s: %s\n", path, err);
+    if (!out) { /* about the file, or the --output-states selection */
+        int selection = !strncmp(err, "--output-states", 15);
+        SAY("qmol: error: %s%s%s%s\n", selection ? "" : "--output ", selection ? "" : path,
+            selection ? "" : ": ", err);
         goto done;
+    }
+    if (h5out_get_grid(out, &grid) != 0) {
+        SAY("qmol: error: out of memory\n");
+        goto done;
+    }
+    if (xmf && grid.ndims == 0) { /* --output-states kept no box of cells */
+        if (rank == 0 && !c.quiet)
+            printf("qmol: note: --output-states \"%s\" keeps no box of grid cells: no /fields "
+                   "views and no XDMF sidecar\n",
+                   c.output_states);
+        free(xmf);
+        xmf = NULL;
+        stale_xmf = xdmf_path(path); /* an old one (--overwrite) would not match */
     }
     sink.out = out;
     sink.layout = &layout;
@@ -683,8 +707,9 @@ int run_execute(const run_config *cin) {
         goto done;
     }
     out = NULL;
-    int bad_xmf =
-        xmf && rank == 0 && xdmf_write(path, &prob, prob.t0, c.tf, c.samples, err, sizeof err) != 0;
+    if (stale_xmf && rank == 0) unlink(stale_xmf);
+    int bad_xmf = xmf && rank == 0 &&
+                  xdmf_write(path, &prob, &grid, plan.times, c.samples, err, sizeof err) != 0;
     if (comm_agree(comm, bad_xmf, err, sizeof err)) {
         SAY("qmol: error: --output %s: %s (the HDF5 file is complete)\n", path, err);
         rc = 1;
@@ -701,6 +726,7 @@ done:
     free(events.time), free(events.crossing), free(events.direction);
     if (prob.destroy) prob.destroy(prob.data);
     free(values);
-    free(path), free(xmf);
+    free(path), free(xmf), free(stale_xmf), free(grid.component);
+    output_plan_free(&plan);
     return rc;
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The XDMF sidecar of grid results: qmol runs heat1d (1D), adr2d (2D, also on
-2 ranks) and heat3d (3D); for each, FILE.xmf must be valid XML whose every
-sample grid has the run's time, a mesh of the problem's dims (XDMF order z y
-x, 1 for missing dimensions), origin and spacing, and whose every attribute
-is a hyperslab of an HDF5 dataset that exists in the file with the shape the
-XDMF gives, selecting exactly the states of that sample (compared value by
-value with /states reshaped as docs/output.md says).
+2 ranks, and a box of it written with --output-states on 2 ranks) and heat3d
+(3D, also a box); for each, FILE.xmf must be valid XML whose every sample
+grid has the run's time, a mesh of the written box's dims (XDMF order z y x,
+1 for missing dimensions), origin and spacing, and whose every attribute is a
+hyperslab of an HDF5 dataset that exists in the file with the shape the XDMF
+gives, selecting exactly the states of that sample (compared value by value
+with /states reshaped as docs/output.md says, and with /fields/NAME).
 
 usage: check_xdmf.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
@@ -20,7 +21,10 @@ from script_support import finish, parse_args
 
 RUNS = [("heat1d", ["--set", "N=30"], 1), ("adr2d", ["--set", "nx=12", "--set", "ny=9"], 1),
         ("adr2d", ["--set", "nx=12", "--set", "ny=9"], 2),
-        ("heat3d", ["--set", "nx=4", "--set", "ny=5", "--set", "nz=3"], 1)]
+        ("heat3d", ["--set", "nx=4", "--set", "ny=5", "--set", "nz=3"], 1),
+        ("adr2d", ["--set", "nx=12", "--set", "ny=9", "--output-states", "x>=2 && y<4"], 2),
+        ("heat3d", ["--set", "nx=4", "--set", "ny=5", "--set", "nz=3",
+                    "--output-states", "z>0.5 && y<=0.5"], 1)]
 
 
 def ints(text):
@@ -35,9 +39,13 @@ def check(xmf, h5path, failures, label):
         return
     with h5py.File(h5path, "r") as f:
         times, states = f["time"][()], f["states"][()]
-        dims = list(f.attrs["dims"])
-        origin, spacing = list(f.attrs["origin"]), list(f.attrs["spacing"])
-        nc = int(f.attrs["components"])
+        box = f["fields"].attrs  # the written box (all of the grid without --output-states)
+        dims = list(box["dims"])
+        origin, spacing = list(box["origin"]), list(box["spacing"])
+        names = str(f.attrs["component_names"]).split()
+        kept = [names[c] for c in box["components"]]
+        nc = len(kept)
+        views = {name: f["fields/" + name][()] for name in kept}
     want = [1] * (3 - len(dims)) + dims[::-1]
     grids = root.findall("./Domain/Grid/Grid")
     if len(grids) != len(times):
@@ -81,6 +89,10 @@ def check(xmf, h5path, failures, label):
                             start[1]:start[1] + count[1] * stride[1]:stride[1]]
             if not np.array_equal(picked.reshape(-1), states[k, c::nc]):
                 failures.append("%s: grid %d attribute %d selects other values" % (label, k, c))
+            if a.get("Name") != kept[c] or not np.array_equal(picked.reshape(-1),
+                                                                views[kept[c]][k].reshape(-1)):
+                failures.append("%s: grid %d attribute %s is not /fields/%s"
+                                % (label, k, a.get("Name"), kept[c]))
 
 
 def main():
@@ -88,8 +100,9 @@ def main():
     scratch = args.scratch
     failures = []
     for problem, sets, p in RUNS:
-        label = "%s P=%d" % (problem, p)
-        out = os.path.join(scratch, "%s-np%d.h5" % (problem, p))
+        label = "%s P=%d%s" % (problem, p, " box" if "--output-states" in sets else "")
+        out = os.path.join(scratch, "%s-np%d%s.h5" % (problem, p,
+                                                     "-box" if "--output-states" in sets else ""))
         cmd = shlex.split(args.mpiexec) + ["-n", str(p), args.qmol, "run", "--problem", problem,
                                            "--tf", "0.01", "--samples", "3", "--output", out,
                                            "--overwrite"] + sets

@@ -17,3 +17,10 @@ add_test(NAME tutorial.gray_scott
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tutorial_test.sh ${CMAKE_BINARY_DIR}
           ${CMAKE_CURRENT_BINARY_DIR}/tutorial-scratch "${QMOL_MPIEXEC_STRING}")
 set_tests_properties(tutorial.gray_scott PROPERTIES TIMEOUT 300 PROCESSORS 2)
+# Which samples and states a run writes (--sample-times, --output-states) and
+# /fields, on 1 and 2 ranks (tests/output_select_test.py).
+add_test(NAME output.select
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/output_select_test.py
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/output-scratch)
+set_tests_properties(output.select PROPERTIES TIMEOUT 300 PROCESSORS 2)

@@ -30,4 +30,15 @@ echo "gray-scott: e_rr of LIQSS2 on 2 ranks against CVODE 1e-8: $err"
   || { echo "FAIL: e_rr $err not in (0, 5e-3)"; exit 1; }
 /usr/bin/python3 "$prefix/bin/qmolpost" plot "$scratch/gs.h5" --component 1 | grep -q "gs-plot.png"
 [ -s "$scratch/gs-plot.png" ] && [ -s "$scratch/gs.xmf" ] || { echo "FAIL: no plot or XDMF"; exit 1; }
+# the named components: /fields/u and /fields/v are the interleaved states
+/usr/bin/python3 - "$scratch/gs.h5" "$scratch/gs.xmf" <<'EOF' || { echo "FAIL: /fields/u, v"; exit 1; }
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+s, nx, ny = f["states"][()], *[int(d) for d in f.attrs["dims"]]
+ok = (str(f.attrs["component_names"]) == "u v"
+      and np.array_equal(f["fields/u"][()], s[:, 0::2].reshape(-1, ny, nx))
+      and np.array_equal(f["fields/v"][()], s[:, 1::2].reshape(-1, ny, nx))
+      and 'Name="v"' in open(sys.argv[2]).read())
+sys.exit(0 if ok else 1)
+EOF
 echo "tutorial: ok"

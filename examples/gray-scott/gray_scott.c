@@ -87,6 +87,9 @@ static double gs_x0(const void *data, int64_t id) {
 }
 
 /* values: nx, ny, Du, Dv, F, k, L (the side of the square domain) */
+/* The components' names: /fields/u, /fields/v and the fields in ParaView. */
+static const char *const gs_names[2] = {"u", "v"};
+
 static int gs_create(const double *values, qmol_problem *out, char *err, size_t errlen) {
     gray_scott *p = malloc(sizeof *p);
     if (!p) {
@@ -114,6 +117,7 @@ static int gs_create(const double *values, qmol_problem *out, char *err, size_t 
                           .origin = {0.5 * h, 0.5 * h, 0},
                           .spacing = {h, h, 0},
                           .components = 2,
+                          .component_names = gs_names,
                           .destroy = free};
     return 0;
 }
