@@ -27,36 +27,6 @@ static int check_file(const char *path, char *err, size_t errlen) {
     return 0;
 }
 
-/* A definition the rest of qmol can call without further checks. */
-static int check_def(const char *path, const qmol_problem_def *d, char *err, size_t errlen) {
-    if (!d) {
-        snprintf(err, errlen, "plugin %s: %s() returned NULL", path, QMOL_PLUGIN_SYMBOL);
-        return -1;
-    }
-    if (d->api_version != QMOL_API_VERSION) {
-        snprintf(err, errlen,
-                 "plugin %s: built for plugin API version %d, this qmol uses version %d "
-                 "(rebuild it against this qmol.h)",
-                 path, d->api_version, QMOL_API_VERSION);
-        return -1;
-    }
-    if (!d->name || !d->name[0] || !d->create || d->nparams < 0 || (d->nparams > 0 && !d->params)) {
-        snprintf(err, errlen,
-                 "plugin %s: incomplete problem definition (needs a name, a create function "
-                 "and, when nparams > 0, a params array)",
-                 path);
-        return -1;
-    }
-    for (int k = 0; k < d->nparams; k++) {
-        if (!d->params[k].name) {
-            snprintf(err, errlen, "plugin %s: problem %s: parameter %d has no name", path, d->name,
-                     k);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 int plugin_load(const char *path, const qmol_problem_def **def, char *err, size_t errlen) {
     *def = NULL;
     if (check_file(path, err, errlen)) return -1;
@@ -83,7 +53,14 @@ int plugin_load(const char *path, const qmol_problem_def **def, char *err, size_
     qmol_plugin_fn entry;
     memcpy(&entry, &sym, sizeof entry);
     const qmol_problem_def *d = entry();
-    if (check_def(path, d, err, errlen)) {
+    char what[1024];
+    snprintf(what, sizeof what, "plugin %s", path);
+    if (!d) {
+        snprintf(err, errlen, "plugin %s: %s() returned NULL", path, QMOL_PLUGIN_SYMBOL);
+        dlclose(handle);
+        return -1;
+    }
+    if (registry_check_def(what, d, err, errlen)) {
         dlclose(handle);
         return -1;
     }

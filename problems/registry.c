@@ -2,6 +2,8 @@
 #include "registry.h"
 
 #include "builtin.h"
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const qmol_problem_def *const builtins[] = {
@@ -21,14 +23,72 @@ static const qmol_problem_def *const builtins[] = {
     &problem_offdiag_stiff,
 };
 
+#define NBUILTINS ((int)(sizeof builtins / sizeof builtins[0]))
+
+/* The built-ins followed by the problems qmol_register_problem added (NULL
+ * until the first one). */
+static const qmol_problem_def **all;
+static int nall;
+
 const qmol_problem_def *const *registry_all(int *count) {
-    *count = (int)(sizeof builtins / sizeof builtins[0]);
-    return builtins;
+    *count = all ? nall : NBUILTINS;
+    return all ? (const qmol_problem_def *const *)all : builtins;
 }
 
 const qmol_problem_def *registry_find(const char *name) {
+    int count;
+    const qmol_problem_def *const *defs = registry_all(&count);
     if (!name) return NULL;
-    for (size_t k = 0; k < sizeof builtins / sizeof builtins[0]; k++)
-        if (strcmp(builtins[k]->name, name) == 0) return builtins[k];
+    for (int k = 0; k < count; k++)
+        if (strcmp(defs[k]->name, name) == 0) return defs[k];
     return NULL;
+}
+
+int registry_check_def(const char *what, const qmol_problem_def *d, char *err, size_t errlen) {
+    if (!d) {
+        snprintf(err, errlen, "%s: no problem definition (NULL)", what);
+        return -1;
+    }
+    if (d->api_version != QMOL_API_VERSION) {
+        snprintf(err, errlen,
+                 "%s: built for plugin API version %d, this qmol uses version %d "
+                 "(rebuild it against this qmol.h)",
+                 what, d->api_version, QMOL_API_VERSION);
+        return -1;
+    }
+    if (!d->name || !d->name[0] || !d->create || d->nparams < 0 || (d->nparams > 0 && !d->params)) {
+        snprintf(err, errlen,
+                 "%s: incomplete problem definition (needs a name, a create function "
+                 "and, when nparams > 0, a params array)",
+                 what);
+        return -1;
+    }
+    for (int k = 0; k < d->nparams; k++) {
+        if (!d->params[k].name) {
+            snprintf(err, errlen, "%s: problem %s: parameter %d has no name", what, d->name, k);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int registry_add(const qmol_problem_def *d, char *err, size_t errlen) {
+    if (registry_check_def("qmol_register_problem", d, err, errlen)) return -1;
+    if (registry_find(d->name)) {
+        snprintf(err, errlen, "qmol_register_problem: a problem named %s exists already", d->name);
+        return -1;
+    }
+    int count;
+    const qmol_problem_def *const *defs = registry_all(&count);
+    const qmol_problem_def **grown = malloc((size_t)(count + 1) * sizeof *grown);
+    if (!grown) {
+        snprintf(err, errlen, "qmol_register_problem: out of memory");
+        return -1;
+    }
+    memcpy(grown, defs, (size_t)count * sizeof *grown);
+    grown[count] = d;
+    free(all);
+    all = grown;
+    nall = count + 1;
+    return 0;
 }

@@ -5,10 +5,18 @@
 #include "qmol.h"
 #include <stddef.h>
 
-/* The built-in problem families, in `qmol list` order. */
+/* The built-in problem families, in `qmol list` order, then those added by
+ * registry_add. */
 const qmol_problem_def *const *registry_all(int *count);
-/* A built-in by name, or NULL. */
+/* A problem family by name, or NULL. */
 const qmol_problem_def *registry_find(const char *name);
+/* Adds d (checked with registry_check_def; its name must be new) for the
+ * rest of the process (qmol_register_problem). Returns 0, or -1 with err. */
+int registry_add(const qmol_problem_def *d, char *err, size_t errlen);
+/* A definition the rest of qmol can call without further checks: the API
+ * version, a name, create, and named parameters. Returns 0, or -1 with a
+ * message starting with `what` ("plugin PATH"). */
+int registry_check_def(const char *what, const qmol_problem_def *d, char *err, size_t errlen);
 
 /* Loads a plugin shared object and returns its definition (kept loaded for the
  * life of the process). Returns 0, or -1 with a message naming the path. */

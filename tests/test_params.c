@@ -1,5 +1,6 @@
-/* params_resolve (every accepted and rejected form) and plugin_load (the
- * example plugin and each way a load can fail). */
+/* params_resolve (every accepted and rejected form), plugin_load (the
+ * example plugin and each way a load can fail) and registry_add (the
+ * library's qmol_register_problem). */
 #include "registry.h"
 #include "test_support.h"
 
@@ -168,6 +169,41 @@ static void plugin_load_errors(void **state) {
     load_fails("libm.so.6", (const char *[]){"no entry point", QMOL_PLUGIN_SYMBOL}, 2);
 }
 
+static int fake_create(const double *values, qmol_problem *out, char *err, size_t errlen) {
+    (void)values, (void)out, (void)err, (void)errlen;
+    return 0;
+}
+
+/* A registered problem is found by name and listed after the built-ins;
+ * NULL, incomplete, other-version and duplicate definitions are refused. */
+static void registered_problems(void **state) {
+    (void)state;
+    int before;
+    registry_all(&before);
+    static const qmol_problem_def mine = {QMOL_API_VERSION, "my-problem", "mine", "", NULL, 0,
+                                          fake_create};
+    char err[512];
+    assert_int_equal(registry_add(&mine, err, sizeof err), 0);
+    int after;
+    const qmol_problem_def *const *all = registry_all(&after);
+    assert_int_equal(after, before + 1);
+    assert_ptr_equal(all[after - 1], &mine);
+    assert_ptr_equal(registry_find("my-problem"), &mine);
+    assert_non_null(registry_find("adr1d"));
+    assert_int_equal(registry_add(&mine, err, sizeof err), -1);
+    assert_non_null(strstr(err, "exists already"));
+    assert_int_equal(registry_add(NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "NULL"));
+    static const qmol_problem_def old = {QMOL_API_VERSION + 1, "old", "", "", NULL, 0, fake_create};
+    assert_int_equal(registry_add(&old, err, sizeof err), -1);
+    assert_non_null(strstr(err, "API version"));
+    static const qmol_problem_def nameless = {QMOL_API_VERSION, "", "", "", NULL, 0, fake_create};
+    assert_int_equal(registry_add(&nameless, err, sizeof err), -1);
+    assert_non_null(strstr(err, "incomplete"));
+    registry_all(&after);
+    assert_int_equal(after, before + 1);
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_without_assignments),
@@ -181,6 +217,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(first_error_reported),
         cmocka_unit_test(example_plugin_loads),
         cmocka_unit_test(plugin_load_errors),
+        cmocka_unit_test(registered_problems),
     };
     return QMOL_RUN_TESTS(argc, argv, tests);
 }
