@@ -63,10 +63,11 @@ static int apply_file(const model *m, const char *path, unsigned char *method, c
             errno = 0;
             long long g = strtoll(s, &end, 10);
             if (end == s || errno || (*end && !strchr(" \t\r\n,", *end))) {
+                int len = (int)strcspn(s, " \t\r\n,");
                 snprintf(err, errlen,
-                         "--bdf-file %s:%d: \"%.40s\" is not a state id (whole numbers in "
+                         "--bdf-file %s:%d: \"%.*s\" is not a state id (whole numbers in "
                          "0..%lld, separated by spaces, commas or lines; # starts a comment)",
-                         path, lineno, s, (long long)n - 1);
+                         path, lineno, len < 40 ? len : 40, s, (long long)n - 1);
                 rc = -1;
                 break;
             }

@@ -71,6 +71,13 @@ static int list_problems(const char *plugin) {
     return 0;
 }
 
+/* A command rank 0 runs alone (list, info): every rank exits with its code. */
+static int rank0_verdict(int rc) {
+    fflush(stdout);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
 static int dispatch(int argc, char **argv, int rank) {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
@@ -87,14 +94,14 @@ static int dispatch(int argc, char **argv, int rank) {
             if (rank == 0) fprintf(stderr, "qmol: error: usage: qmol list [PLUGIN.so]\n");
             return 2;
         }
-        return rank == 0 ? list_problems(argc == 3 ? argv[2] : NULL) : 0;
+        return rank0_verdict(rank == 0 ? list_problems(argc == 3 ? argv[2] : NULL) : 0);
     }
     if (!strcmp(argv[1], "info")) {
         if (argc != 3) {
             if (rank == 0) fprintf(stderr, "qmol: error: usage: qmol info FILE.h5\n");
             return 2;
         }
-        return rank == 0 ? h5out_info(argv[2]) : 0;
+        return rank0_verdict(rank == 0 ? h5out_info(argv[2]) : 0);
     }
     if (!strcmp(argv[1], "run")) {
         for (int a = 2; a < argc; a++)

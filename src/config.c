@@ -6,6 +6,7 @@
 #include "state_rule.h"
 
 #include <errno.h>
+#include <float.h>
 #include <ini.h>
 #include <math.h>
 #include <stdarg.h>
@@ -278,15 +279,18 @@ static int apply(run_config *c, const char *key, const char *value, const char *
             return failf(err, errlen, "%s%s%s: must be interp, sample or history", where, sep,
                          value);
     } else if (!strcmp(key, "tol")) {
-        if (parse_double(value, &c->reltol) != 0 || c->reltol <= 0.0 || c->reltol >= 1.0)
-            return failf(err, errlen, "%s%s%s: must be a number in (0, 1)", where, sep, value);
+        if (parse_double(value, &c->reltol) != 0 || c->reltol < MIN_RELTOL || c->reltol >= 1.0)
+            return failf(err, errlen, "%s%s%s: must be a number in [%g, 1)", where, sep, value,
+                         MIN_RELTOL);
     } else if (!strcmp(key, "abstol")) {
-        if (parse_double(value, &c->abstol) != 0 || c->abstol <= 0.0)
-            return failf(err, errlen, "%s%s%s: must be a finite number > 0", where, sep, value);
+        if (parse_double(value, &c->abstol) != 0 || c->abstol < DBL_MIN)
+            return failf(err, errlen, "%s%s%s: must be a finite number >= %g", where, sep, value,
+                         DBL_MIN);
         c->abstol_given = 1;
     } else if (!strcmp(key, "tf")) {
         if (parse_double(value, &c->tf) != 0)
             return failf(err, errlen, "%s%s%s: must be a finite number", where, sep, value);
+        snprintf(c->tf_origin, sizeof c->tf_origin, "%s%s%s", where, sep, value);
     } else if (!strcmp(key, "window") || !strcmp(key, "window-min") || !strcmp(key, "window-max")) {
         double v;
         if (parse_double(value, &v) != 0 || !(v > 0.0))
@@ -397,16 +401,45 @@ typedef struct ini_ctx {
     char *err;
     size_t errlen;
     int rc;       /* the first error of on_ini, reported as is */
-    int line;     /* the line being parsed: inih's count, one per reader call */
+    int line;     /* the line being parsed: one per reader call */
     int err_line; /* the line of that first error */
+    char *buf;    /* getline's buffer */
+    size_t cap;
 } ini_ctx;
 
-/* fgets with a line count, so that on_ini can name the line it is given. */
+/* Keeps the first error of the file (a later good line must not hide it). */
+static void ini_error(ini_ctx *x, int rc) {
+    if (x->rc) return;
+    x->rc = rc;
+    x->err_line = x->line;
+}
+
+/* One whole line per call, counted, so that on_ini can name the line it is
+ * given. inih's buffer holds num - 1 bytes: a longer line, which inih would
+ * cut and read on as another line, and a NUL byte, which would end the line
+ * early, are errors (the line is passed on as a comment). */
 static char *ini_read_line(char *str, int num, void *stream) {
     ini_ctx *x = stream;
-    char *s = fgets(str, num, x->file);
-    if (s) x->line++;
-    return s;
+    ssize_t len = getline(&x->buf, &x->cap, x->file);
+    if (len < 0) return NULL;
+    x->line++;
+    if (memchr(x->buf, '\0', (size_t)len)) {
+        ini_error(x, failf(x->err, x->errlen, "%s: line %d holds a NUL byte (not a text file?)",
+                           x->path, x->line));
+        len = 0;
+    } else if (len - (x->buf[len - 1] == '\n') > num - 2) {
+        ini_error(x, failf(x->err, x->errlen,
+                           "%s: line %d is longer than %d characters (the INI reader's limit)",
+                           x->path, x->line, num - 2));
+        len = 0;
+    }
+    if (len == 0) {
+        snprintf(str, (size_t)num, ";\n");
+        return str;
+    }
+    memcpy(str, x->buf, (size_t)len);
+    str[len] = '\0';
+    return str;
 }
 
 /* One "name = value" of the file. Keeps the first error only (inih goes on
@@ -445,10 +478,7 @@ static int on_ini(void *user, const char *section, const char *name, const char 
         rc = failf(x->err, x->errlen, "%s:%d: [%s]: unknown section (allowed: [run], [problem])",
                    x->path, x->line, section);
     }
-    if (rc) {
-        x->rc = rc;
-        x->err_line = x->line;
-    }
+    if (rc) ini_error(x, rc);
     return 1;
 }
 
@@ -461,10 +491,11 @@ static int load_ini(run_config *c, const char *flag, const char *path, char *err
         fclose(f);
         return failf(err, errlen, "%s %s: is a directory, not an INI file", flag, path);
     }
-    ini_ctx x = {c, path, f, err, errlen, 0, 0, 0};
+    ini_ctx x = {c, path, f, err, errlen, 0, 0, 0, NULL, 0};
     int rc = ini_parse_stream(ini_read_line, &x, on_ini, &x);
     int read_error = ferror(f) ? (errno ? errno : EIO) : 0;
     fclose(f);
+    free(x.buf);
     if (read_error)
         return failf(err, errlen, "%s %s: cannot read: %s", flag, path, strerror(read_error));
     /* whichever came first: a line inih could not parse, or a bad setting */
@@ -564,6 +595,11 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
                      "--sample-times and --samples: give one of them (--sample-times sets the "
                      "number of samples)");
     if (c->sample_times) c->samples = c->nsample_times;
+    if (c->window_min > 0.0 && c->window_max > 0.0 && c->window_min > c->window_max)
+        return failf(err, errlen,
+                     "--window-min %g and --window-max %g: the shortest window must not exceed "
+                     "the longest",
+                     c->window_min, c->window_max);
     if (!c->abstol_given) c->abstol = DEFAULT_ABSTOL_RATIO * c->reltol;
     int mixed_input = c->bdf_rule || c->bdf_file || c->assign_auto;
     if (c->method == METHOD_MIXED && !mixed_input)

@@ -16,6 +16,9 @@
  * ahead of a reaction front are quantized too coarsely and the front speed is
  * off (docs/methods.md, "Default absolute tolerance"). */
 #define DEFAULT_ABSTOL_RATIO 0.1
+/* The smallest --tol: a relative quantum near the rounding of doubles (2.2e-16)
+ * cannot be resolved (below 1e-308 the default abstol even becomes 0). */
+#define MIN_RELTOL 1e-15
 
 typedef struct run_config {
     char *problem;      /* built-in name or path of a plugin .so */
@@ -26,7 +29,8 @@ typedef struct run_config {
     method_id method;
     double reltol, abstol;
     int abstol_given;
-    double tf; /* NAN: the problem's default */
+    double tf;           /* NAN: the problem's default */
+    char tf_origin[320]; /* where tf was given, as written ("--tf 5", "run.ini:3: [run] tf = 5") */
     int64_t samples;
     int samples_given;     /* --samples given (conflicts with --sample-times) */
     double *sample_times;  /* --sample-times, or NULL (uniform samples) */

@@ -3,6 +3,7 @@
 
 #include "agree.h"
 #include "directory.h"
+#include "part_file.h"
 #include "wallclock.h"
 
 #include <stdio.h>
@@ -25,6 +26,19 @@ halo_plan *layout_halo(run_layout *l) {
     return l->size > 1 ? &l->halo : NULL;
 }
 
+static int check_partition_file(const qmol_problem *p, const partition_options *po, MPI_Comm comm,
+                                char *err, size_t errlen) {
+    int32_t *owner = malloc((size_t)p->n * sizeof *owner);
+    if (!owner) {
+        snprintf(err, errlen, "out of memory for the partition file's %lld entries",
+                 (long long)p->n);
+        return -1;
+    }
+    int rc = part_file_owners(po->file, p->n, comm, owner, err, errlen);
+    free(owner);
+    return rc < 0 ? -1 : 0;
+}
+
 int layout_build(run_layout *l, const qmol_problem *p, const partition_options *po, MPI_Comm comm,
                  char *err, size_t errlen) {
     memset(l, 0, sizeof *l);
@@ -32,7 +46,15 @@ int layout_build(run_layout *l, const qmol_problem *p, const partition_options *
     MPI_Comm_rank(comm, &l->rank);
     MPI_Comm_size(comm, &l->size);
     l->kind = "single";
-    if (l->size == 1) return model_build(&l->m, p, err, errlen);
+    if (l->size == 1) {
+        /* one rank owns everything, but a partition file is still read and
+         * checked: a wrong or missing file is an error on any P */
+        if (po->kind == PARTITION_FILE && check_partition_file(p, po, comm, err, errlen)) {
+            l->partition_failed = 1;
+            return -1;
+        }
+        return model_build(&l->m, p, err, errlen);
+    }
     static const char *const kinds[] = {"metis", "block", "file"};
     l->kind = kinds[po->kind];
     double w0 = wallclock_seconds();
@@ -47,6 +69,7 @@ int layout_build(run_layout *l, const qmol_problem *p, const partition_options *
     }
     if (partition_compute(p, po, comm, l->owner_block, &l->report, err, errlen)) {
         layout_free(l);
+        l->partition_failed = 1;
         return -1;
     }
     if (l->report.fallback && po->kind == PARTITION_METIS) l->kind = "block";

@@ -26,6 +26,7 @@ typedef struct run_layout {
     partition_report report;     /* size > 1 */
     const char *kind;            /* "single", "metis", "block" or "file" */
     double wall_partition;
+    int partition_failed; /* layout_build failed in the partitioner (set after freeing) */
 } run_layout;
 
 /* Collective. Partitions p over comm as po says, builds the halo and the

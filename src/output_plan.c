@@ -14,8 +14,22 @@ int output_plan_build(output_plan *o, const run_config *c, const qmol_problem *p
     o->prob = p;
     o->samples = c->samples;
     o->tf = !isnan(c->tf) ? c->tf : c->sample_times ? c->sample_times[c->nsample_times - 1] : p->tf;
+    if (!isfinite(p->t0) || !isfinite(o->tf)) {
+        snprintf(err, errlen,
+                 "the time span [%g, %g] is not finite (problem parameters too large? give a "
+                 "finite --tf)",
+                 p->t0, o->tf);
+        return -1;
+    }
     if (!(o->tf > p->t0)) {
-        snprintf(err, errlen, "--tf %g: must be greater than t0 = %g", o->tf, p->t0);
+        if (!isnan(c->tf))
+            snprintf(err, errlen, "%s: must be greater than t0 = %g", c->tf_origin, p->t0);
+        else if (c->sample_times)
+            snprintf(err, errlen, "--sample-times: the last time %g must be greater than t0 = %g",
+                     o->tf, p->t0);
+        else
+            snprintf(err, errlen, "the problem's final time %g is not after t0 = %g (give --tf)",
+                     o->tf, p->t0);
         return -1;
     }
     if (c->sample_times) {

@@ -7,6 +7,7 @@
 #include "directory.h"
 #include "h5out.h"
 #include "layout.h"
+#include "memory_check.h"
 #include "model.h"
 #include "output_plan.h"
 #include "progress.h"
@@ -14,6 +15,7 @@
 #include "wallclock.h"
 #include "xdmf.h"
 
+#include <errno.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -500,7 +502,19 @@ int run_execute(const run_config *cin) {
     /* rank 0 looks at the file system; everyone follows its verdict */
     int bad = 0;
     if (rank == 0) {
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* the directory first: nothing is computed for a file that cannot be written */
+        const char *slash = strrchr(path, '/');
+        char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+        const char *why = !dir                            ? "out of memory"
+                          : stat(dir, &st) != 0           ? strerror(errno)
+                          : !S_ISDIR(st.st_mode)          ? "not a directory"
+                          : access(dir, W_OK | X_OK) != 0 ? strerror(errno)
+                                                          : NULL;
+        if (why) {
+            snprintf(err, sizeof err, "--output %s: cannot write in directory %s: %s", path,
+                     dir ? dir : "", why);
+            bad = 1;
+        } else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             snprintf(err, sizeof err,
                      "--output %s: is a directory (expected a file name such as %s.h5)", path,
                      def->name);
@@ -515,9 +529,20 @@ int run_execute(const run_config *cin) {
                      xmf);
             bad = 1;
         }
+        free(dir);
     }
     if (comm_agree(comm, bad, err, sizeof err)) {
         SAY("qmol: error: %s\n", err);
+        goto done;
+    }
+    if ((int64_t)size > prob.n) {
+        SAY("qmol: error: problem %s: %d ranks for %lld state%s: use at most %lld rank%s\n",
+            def->name, size, (long long)prob.n, prob.n == 1 ? "" : "s", (long long)prob.n,
+            prob.n == 1 ? "" : "s");
+        goto done;
+    }
+    if (memory_check(&prob, comm, err, sizeof err) != 0) {
+        SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
     if (discrete_check(&prob, err, sizeof err) != 0) {
@@ -558,7 +583,10 @@ int run_execute(const run_config *cin) {
         goto done;
     }
     if (layout_build(&layout, &prob, &po, comm, err, sizeof err) != 0) {
-        SAY("qmol: error: problem %s: %s\n", def->name, err);
+        if (layout.partition_failed)
+            SAY("qmol: error: --partition %s: %s\n", c.partition ? c.partition : "metis", err);
+        else
+            SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
     model *mp = &layout.m;
