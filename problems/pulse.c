@@ -82,6 +82,10 @@ static void pulse_affected(const void *data, int64_t *ids) {
 
 /* values: N, a, period */
 static int pulse_create(const double *v, qmol_problem *out, char *err, size_t errlen) {
+    if (!isfinite(2.0 * v[2])) { /* the default tf, two periods */
+        snprintf(err, errlen, "period = %g: two periods (the default tf) must be finite", v[2]);
+        return -1;
+    }
     pulse *p = calloc(1, sizeof *p);
     if (!p) {
         snprintf(err, errlen, "pulse: out of memory");
