@@ -72,3 +72,10 @@ void redistribute(redistribute_plan *r, const double *x, double *block) {
     for (int64_t k = 0; k < r->block_count; k++)
         block[r->position[k]] = r->recv[k];
 }
+
+void redistribute_back(redistribute_plan *r, const double *block, double *x) {
+    for (int64_t k = 0; k < r->block_count; k++)
+        r->recv[k] = block[r->position[k]];
+    MPI_Alltoallv(r->recv, r->rcount, r->rdispl, MPI_DOUBLE, x, r->scount, r->sdispl, MPI_DOUBLE,
+                  r->comm);
+}

@@ -27,6 +27,9 @@ int redistribute_build(redistribute_plan *r, int64_t n, const int64_t *owned, in
 /* Collective: block[0 .. block_count) receives the values x[0 .. n_owned)
  * of the owned states. */
 void redistribute(redistribute_plan *r, const double *x, double *block);
+/* Collective, the reverse move: x[0 .. n_owned) receives the owned states'
+ * values from the blocks (a checkpoint read by blocks). */
+void redistribute_back(redistribute_plan *r, const double *block, double *x);
 void redistribute_free(redistribute_plan *r);
 
 #endif

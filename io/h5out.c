@@ -348,6 +348,123 @@ h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t 
     return w;
 }
 
+/* Opens w->partial (left by a stopped run) and its datasets; removes what
+ * the run writes at its end (/partition, /events, /stats, /activity/events),
+ * which a restart on other ranks writes anew. */
+static int reopen_file(h5out *w, const h5u_ectx *c) {
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fapl_mpio(fapl, w->comm, MPI_INFO_NULL) < 0 ||
+        H5Pset_all_coll_metadata_ops(fapl, 1) < 0 || H5Pset_coll_metadata_write(fapl, 1) < 0) {
+        h5u_close(&fapl, H5Pclose);
+        h5u_fail(c, "cannot set up file properties");
+        return -1;
+    }
+    w->file = H5Fopen(w->partial, H5F_ACC_RDWR, fapl);
+    h5u_close(&fapl, H5Pclose);
+    if (w->file < 0) {
+        h5u_fail(c, "cannot open the stopped run's output");
+        return -1;
+    }
+    w->time = H5Dopen2(w->file, "time", H5P_DEFAULT);
+    w->states = H5Dopen2(w->file, "states", H5P_DEFAULT);
+    w->time_space = w->time >= 0 ? H5Dget_space(w->time) : H5I_INVALID_HID;
+    w->states_space = w->states >= 0 ? H5Dget_space(w->states) : H5I_INVALID_HID;
+    hsize_t dims[2] = {0, 0};
+    if (w->states_space < 0 || w->time_space < 0 ||
+        H5Sget_simple_extent_dims(w->states_space, dims, NULL) != 2 ||
+        dims[0] != (hsize_t)w->samples || dims[1] != (hsize_t)w->columns) {
+        h5u_fail(c, "its /states does not match this run (samples, written states)");
+        return -1;
+    }
+    if (H5Lexists(w->file, "activity", H5P_DEFAULT) > 0 &&
+        H5Lexists(w->file, "activity/per_sample", H5P_DEFAULT) > 0) {
+        w->per_sample = H5Dopen2(w->file, "activity/per_sample", H5P_DEFAULT);
+        w->per_sample_space = w->per_sample >= 0 ? H5Dget_space(w->per_sample) : H5I_INVALID_HID;
+    }
+    static const char *const rewritten[] = {"partition", "events", "stats", "activity/events"};
+    for (size_t k = 0; k < sizeof rewritten / sizeof rewritten[0]; k++) {
+        if (!strcmp(rewritten[k], "activity/events") &&
+            H5Lexists(w->file, "activity", H5P_DEFAULT) <= 0)
+            continue;
+        if (H5Lexists(w->file, rewritten[k], H5P_DEFAULT) > 0 &&
+            H5Ldelete(w->file, rewritten[k], H5P_DEFAULT) < 0) {
+            h5u_fail(c, "cannot remove what the run rewrites");
+            return -1;
+        }
+    }
+    w->dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (w->dxpl < 0 || H5Pset_dxpl_mpio(w->dxpl, H5FD_MPIO_COLLECTIVE) < 0) {
+        h5u_fail(c, "cannot set up data transfers");
+        return -1;
+    }
+    return 0;
+}
+
+h5out *h5out_reopen(const char *path, const h5out_meta *meta, int64_t next_sample, char *err,
+                    size_t errlen) {
+    h5u_set_err(err, errlen, "%s", "");
+    if (check_meta(path, meta, err, errlen)) return NULL;
+    MPI_Comm comm =
+        meta->comm == MPI_COMM_NULL || meta->comm == (MPI_Comm)0 ? MPI_COMM_WORLD : meta->comm;
+    char msg[MSG_LEN] = "";
+    h5out *w = new_writer(path, meta, comm, msg, sizeof msg);
+    if (!w) {
+        h5u_set_err(err, errlen, "%s", msg);
+        return NULL;
+    }
+    if (h5out_select(w, meta, msg, sizeof msg)) {
+        h5u_set_err(err, errlen, "%s", msg);
+        free_writer(w);
+        return NULL;
+    }
+    if (next_sample < 1 || next_sample > w->samples + 1) {
+        h5u_set_err(err, errlen, "%s: sample %lld to resume at is outside 1..%lld", w->partial,
+                    (long long)next_sample, (long long)w->samples + 1);
+        free_writer(w);
+        return NULL;
+    }
+    for (int64_t k = 0; k < next_sample - 1; k++)
+        w->written[k] = 1;
+    w->nwritten = next_sample - 1;
+    h5u_quiet q;
+    h5u_quiet_on(&q);
+    h5u_ectx c = {w->partial, msg, sizeof msg};
+    int ok = reopen_file(w, &c) == 0;
+    if (!h5out_agree(w, ok, msg, sizeof msg)) {
+        h5u_set_err(err, errlen, "%s", msg);
+        (void)close_all(w, NULL);
+        free_writer(w); /* the stopped run's file stays */
+        w = NULL;
+    }
+    h5u_quiet_off(&q);
+    return w;
+}
+
+int h5out_flush(h5out *w, char *err, size_t errlen) {
+    h5u_quiet q;
+    h5u_quiet_on(&q);
+    char msg[MSG_LEN] = "";
+    h5u_ectx c = {w->partial, msg, sizeof msg};
+    int ok = H5Fflush(w->file, H5F_SCOPE_GLOBAL) >= 0;
+    if (!ok) h5u_fail(&c, "cannot flush");
+    ok = h5out_agree(w, ok, msg, sizeof msg);
+    h5u_quiet_off(&q);
+    if (!ok) h5u_set_err(err, errlen, "%s", msg);
+    return ok ? 0 : -1;
+}
+
+int h5out_suspend(h5out *w, char *err, size_t errlen) {
+    h5u_quiet q;
+    h5u_quiet_on(&q);
+    char msg[MSG_LEN] = "";
+    h5u_ectx c = {w->partial, msg, sizeof msg};
+    int ok = h5out_agree(w, close_all(w, &c) == 0, msg, sizeof msg);
+    h5u_quiet_off(&q);
+    if (!ok) h5u_set_err(err, errlen, "%s", msg);
+    free_writer(w);
+    return ok ? 0 : -1;
+}
+
 void h5out_block(const h5out *w, int64_t *first, int64_t *count) {
     if (first) *first = w ? w->first : 0;
     if (count) *count = w ? w->count : 0;

@@ -95,6 +95,20 @@ h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t 
 /* A copy of the output's grid (g->component malloc'd: free it). Returns 0,
  * or -1 when out of memory. */
 int h5out_get_grid(const h5out *w, h5out_grid *g);
+/* Reopens PATH.partial, left by a run stopped at a checkpoint (SIGTERM,
+ * SIGKILL), to go on from sample next_sample: samples before it count as
+ * written; /partition, /events, /stats and /activity/events are removed, as
+ * the resumed run writes them. meta must describe the same run (samples and
+ * written states are checked). Returns NULL with err set if it cannot. */
+h5out *h5out_reopen(const char *path, const h5out_meta *meta, int64_t next_sample, char *err,
+                    size_t errlen);
+/* Collective: writes everything HDF5 holds in memory to PATH.partial, so
+ * that the samples written so far survive a crash (a checkpoint flushes the
+ * output before it is written). Returns 0, or -1 with err. */
+int h5out_flush(h5out *w, char *err, size_t errlen);
+/* Closes the file without finishing it: PATH.partial stays, with the samples
+ * written so far, for a restart. Frees w. Returns 0, or -1 with err. */
+int h5out_suspend(h5out *w, char *err, size_t errlen);
 /* This rank's block of states: [*first, *first + *count) (count may be 0). */
 void h5out_block(const h5out *w, int64_t *first, int64_t *count);
 /* Writes sample k (1..K) at time t (rank 0's t is kept): block holds this

@@ -1,5 +1,6 @@
 /* assign.c: the per-state QSS/BDF assignment of a mixed run (assign.h). */
 #include "assign.h"
+#include "initial.h"
 
 #include "discrete.h"
 #include "halo.h"
@@ -103,7 +104,7 @@ static double offdiag_rate(const model *m, int32_t j, double t0, double *vals, d
     int64_t start = m->row_ptr[j], len = m->row_ptr[j + 1] - start;
     int64_t g = model_gid(m, j);
     for (int64_t k = 0; k < len; k++)
-        vals[k] = p->x0(p->data, model_gid(m, m->row_col[start + k]));
+        vals[k] = initial_value(p, model_gid(m, m->row_col[start + k]));
     if (p->jac) {
         p->jac(p->data, g, t0, vals, dfdv);
     } else {

@@ -1,4 +1,5 @@
 /* cli.c: the qmol command line (qmol_main.h): run, list, info. */
+#include "ckpt.h"
 #include "config.h"
 #include "h5out.h"
 #include "qmol_main.h"
@@ -71,6 +72,87 @@ static int list_problems(const char *plugin) {
     return 0;
 }
 
+/* Options that may come with --restart (the others come from the checkpoint);
+ * 1 when they take a value. */
+static int restart_extra(const char *arg, int *takes_value) {
+    static const char *const with_value[] = {"--checkpoint-every", "--checkpoint-file",
+                                             "--progress"};
+    static const char *const flags[] = {"--quiet", "-q", "--verbose", "-v"};
+    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
+        size_t len = strlen(with_value[k]);
+        if (!strncmp(arg, with_value[k], len) && (arg[len] == '\0' || arg[len] == '=')) {
+            *takes_value = arg[len] == '\0';
+            return 1;
+        }
+    }
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+        if (!strcmp(arg, flags[k])) {
+            *takes_value = 0;
+            return 1;
+        }
+    return 0;
+}
+
+/* With --restart CKPT among args: *out holds the run's arguments stored in
+ * the checkpoint, then the allowed ones given here, then --restart CKPT
+ * (*out_argc of them; free *out and *words). Without it, *out = NULL.
+ * Returns 0, or 2 with a message. */
+static int restart_args(int argc, char **argv, int *out_argc, char ***out, char **words, char *err,
+                        size_t errlen) {
+    *out = NULL;
+    *words = NULL;
+    const char *path = NULL;
+    for (int a = 0; a < argc; a++) {
+        if (!strcmp(argv[a], "--restart") && a + 1 < argc) path = argv[a + 1];
+        if (!strncmp(argv[a], "--restart=", 10)) path = argv[a] + 10;
+    }
+    if (!path) return 0;
+    ckpt_info info;
+    if (ckpt_read_info(path, &info, err, errlen)) return 2;
+    int count = 0;
+    for (const char *p = info.args; *p; p++)
+        count += *p == '\n';
+    char **v = calloc((size_t)(count + argc + 3), sizeof *v);
+    if (!v) {
+        ckpt_info_free(&info);
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    int n = 0;
+    for (char *p = info.args, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+        *nl = '\0';
+        v[n++] = p;
+    }
+    for (int a = 0; a < argc; a++) {
+        int takes_value = 0;
+        if (!strcmp(argv[a], "--restart")) {
+            a++;
+            continue;
+        }
+        if (!strncmp(argv[a], "--restart=", 10)) continue;
+        if (!restart_extra(argv[a], &takes_value)) {
+            snprintf(err, errlen,
+                     "--restart %s: %s cannot be given on a restart (the run's options come from "
+                     "the checkpoint; allowed: --checkpoint-every, --checkpoint-file, --progress, "
+                     "--quiet, --verbose)",
+                     path, argv[a]);
+            free(v);
+            ckpt_info_free(&info);
+            return 2;
+        }
+        v[n++] = argv[a];
+        if (takes_value && a + 1 < argc) v[n++] = argv[++a];
+    }
+    v[n++] = "--restart";
+    v[n++] = (char *)path;
+    *out_argc = n;
+    *out = v;
+    *words = info.args; /* v's stored words point into it */
+    info.args = NULL;
+    ckpt_info_free(&info);
+    return 0;
+}
+
 /* A command rank 0 runs alone (list, info): every rank exits with its code. */
 static int rank0_verdict(int rc) {
     fflush(stdout);
@@ -111,7 +193,16 @@ static int dispatch(int argc, char **argv, int rank) {
             }
         run_config c;
         char err[1024] = "";
-        int rc = config_parse(&c, argc - 2, argv + 2, err, sizeof err);
+        int rargc = 0;
+        char **rargv = NULL, *words = NULL;
+        int rc = restart_args(argc - 2, argv + 2, &rargc, &rargv, &words, err, sizeof err);
+        if (rc) {
+            if (rank == 0) fprintf(stderr, "qmol: error: %s\n", err);
+            return rc;
+        }
+        rc = rargv ? config_parse(&c, rargc, rargv, err, sizeof err)
+                   : config_parse(&c, argc - 2, argv + 2, err, sizeof err);
+        free(rargv), free(words);
         if (rc == 0)
             rc = run_execute(&c);
         else if (rank == 0)

@@ -68,28 +68,55 @@ void config_usage(void) {
            "  --compress L          deflate /states at level L (1..9; default 0: none)\n"
            "  --activity A          QSS and mixed: /activity/events per state over the run\n"
            "                        (total, default), also per sample interval (samples)\n"
+           "  --checkpoint-every I  write a checkpoint every I of simulated time, or of wall\n"
+           "                        time with a unit: 600s, 10m, 2h (default: none; SIGTERM\n"
+           "                        and SIGINT always stop at a checkpoint)\n"
+           "  --checkpoint-file F   the checkpoint (default: the output with .ckpt.h5)\n"
+           "  --restart CKPT.h5     resume a stopped run from its checkpoint (its options come\n"
+           "                        from the checkpoint; --checkpoint-every, --checkpoint-file,\n"
+           "                        --progress, --quiet, --verbose may be added); any number of\n"
+           "                        ranks\n"
            "  --quiet, --verbose    less output (no progress), more (per-rank spread)\n");
 }
 
 /* The options that apply() knows, by name without "--": each is also a [run]
  * key of an INI file, except "set" (INI files use a [problem] section). */
-static const char *const option_names[] = {"problem",       "set",
-                                           "method",        "tol",
-                                           "abstol",        "tf",
-                                           "samples",       "output",
-                                           "overwrite",     "jacobian",
-                                           "linsol",        "max-order",
-                                           "quiet",         "verbose",
-                                           "window",        "window-min",
-                                           "window-max",    "partition",
-                                           "coarsen-above", "precond",
-                                           "pieces",        "qss-method",
-                                           "bdf",           "bdf-file",
-                                           "assign",        "assign-threshold",
-                                           "assign-depth",  "coupling",
-                                           "progress",      "activity",
-                                           "compress",      "sample-times",
-                                           "output-states"};
+static const char *const option_names[] = {"problem",
+                                           "set",
+                                           "method",
+                                           "tol",
+                                           "abstol",
+                                           "tf",
+                                           "samples",
+                                           "output",
+                                           "overwrite",
+                                           "jacobian",
+                                           "linsol",
+                                           "max-order",
+                                           "quiet",
+                                           "verbose",
+                                           "window",
+                                           "window-min",
+                                           "window-max",
+                                           "partition",
+                                           "coarsen-above",
+                                           "precond",
+                                           "pieces",
+                                           "qss-method",
+                                           "bdf",
+                                           "bdf-file",
+                                           "assign",
+                                           "assign-threshold",
+                                           "assign-depth",
+                                           "coupling",
+                                           "progress",
+                                           "activity",
+                                           "compress",
+                                           "sample-times",
+                                           "output-states",
+                                           "checkpoint-every",
+                                           "checkpoint-file",
+                                           "restart"};
 #define NOPTIONS (sizeof option_names / sizeof option_names[0])
 
 static int known_option(const char *key) {
@@ -180,6 +207,23 @@ static int parse_times(run_config *c, const char *s) {
     free(c->sample_times);
     c->sample_times = t;
     c->nsample_times = k + 1;
+    return 0;
+}
+
+/* "0.5" (simulated time) or "600s", "10m", "2h" (wall time): one of *sim,
+ * *wall is set > 0, the other 0. */
+static int parse_interval(const char *s, double *sim, double *wall) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !isfinite(v) || !(v > 0.0)) return -1;
+    double unit = !strcmp(end, "")    ? 0.0
+                  : !strcmp(end, "s") ? 1.0
+                  : !strcmp(end, "m") ? 60.0
+                  : !strcmp(end, "h") ? 3600.0
+                                      : -1.0;
+    if (unit < 0.0) return -1;
+    *sim = unit == 0.0 ? v : 0.0;
+    *wall = unit == 0.0 ? 0.0 : v * unit;
     return 0;
 }
 
@@ -324,6 +368,18 @@ static int apply(run_config *c, const char *key, const char *value, const char *
         if (state_rule_parse(value, NULL, &r, why, sizeof why) != 0)
             return failf(err, errlen, "%s%s\"%s\": %s", where, sep, value, why);
         if (set_string(&c->output_states, value)) return failf(err, errlen, "out of memory");
+    } else if (!strcmp(key, "checkpoint-every")) {
+        if (parse_interval(value, &c->checkpoint_sim, &c->checkpoint_wall) != 0)
+            return failf(err, errlen,
+                         "%s%s%s: must be a simulated time > 0, or a wall time > 0 with a unit "
+                         "(600s, 10m, 2h)",
+                         where, sep, value);
+    } else if (!strcmp(key, "checkpoint-file")) {
+        if (!*value) return failf(err, errlen, "%s: empty file name", where);
+        if (set_string(&c->checkpoint_file, value)) return failf(err, errlen, "out of memory");
+    } else if (!strcmp(key, "restart")) {
+        if (!*value) return failf(err, errlen, "%s: empty file name", where);
+        if (set_string(&c->restart, value)) return failf(err, errlen, "out of memory");
     } else if (!strcmp(key, "output")) {
         if (!*value) return failf(err, errlen, "%s: empty output path", where);
         if (set_string(&c->output, value)) return failf(err, errlen, "out of memory");
@@ -455,7 +511,7 @@ static int on_ini(void *user, const char *section, const char *name, const char 
                    "%s:%d: %s: outside a section (allowed sections: [run], [problem])", x->path,
                    x->line, name);
     } else if (!strcmp(section, "run")) {
-        if (!strcmp(name, "set") || !strcmp(name, "config")) {
+        if (!strcmp(name, "set") || !strcmp(name, "config") || !strcmp(name, "restart")) {
             rc = failf(x->err, x->errlen, "%s = %s: not allowed in [run] (use [problem])", where,
                        value);
         } else if (!known_option(name)) {
@@ -524,8 +580,30 @@ static void defaults(run_config *c) {
     c->progress = -1.0;
 }
 
+/* The arguments, one per line, without --restart and its file. */
+static char *join_args(int argc, char **argv) {
+    size_t len = 1;
+    for (int a = 0; a < argc; a++)
+        len += strlen(argv[a]) + 1;
+    char *s = malloc(len);
+    if (!s) return NULL;
+    s[0] = '\0';
+    for (int a = 0; a < argc; a++) {
+        if (!strcmp(argv[a], "--restart") && a + 1 < argc) {
+            a++;
+            continue;
+        }
+        if (!strncmp(argv[a], "--restart=", 10)) continue;
+        strcat(s, argv[a]);
+        strcat(s, "\n");
+    }
+    return s;
+}
+
 int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen) {
     defaults(c);
+    c->args_text = join_args(argc, argv);
+    if (!c->args_text) return failf(err, errlen, "out of memory");
     /* the INI file first, so the command line wins wherever it is given */
     for (int a = 0; a < argc; a++) {
         int rc = 0;
@@ -621,6 +699,9 @@ void config_free(run_config *c) {
     free(c->bdf_rule);
     free(c->bdf_file);
     free(c->output_states);
+    free(c->checkpoint_file);
+    free(c->restart);
+    free(c->args_text);
     free(c->sample_times);
     for (int k = 0; k < c->nsets; k++) {
         free(c->sets[k]);

@@ -55,9 +55,13 @@ typedef struct run_config {
     int assign_depth; /* -1: not given (ASSIGN_DEPTH) */
     int coupling;     /* COUPLING_* */
     int quiet, verbose;
-    double progress;         /* seconds between progress reports; < 0: the default */
-    int activity_per_sample; /* --activity samples: also /activity/per_sample */
-    int compress;            /* deflate level of /states (0: none) */
+    double progress;                        /* seconds between progress reports; < 0: the default */
+    int activity_per_sample;                /* --activity samples: also /activity/per_sample */
+    int compress;                           /* deflate level of /states (0: none) */
+    double checkpoint_sim, checkpoint_wall; /* --checkpoint-every: one > 0, or both 0 */
+    char *checkpoint_file;                  /* NULL: the output's name with .ckpt.h5 */
+    char *restart;                          /* --restart CKPT, or NULL */
+    char *args_text; /* the arguments, one per line, without --restart (for checkpoints) */
 } run_config;
 
 /* Parses `qmol run` arguments (argv after "run"). Returns 0, or 2 with a

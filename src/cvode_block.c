@@ -6,6 +6,7 @@
  * collective call, so that all ranks return the same rc and message.
  */
 #include "agree.h"
+#include "initial.h"
 #include "cvode_block.h"
 #include "cvode_internal.h"
 
@@ -105,7 +106,7 @@ static int create_local(cvode_block *b, linsol_id which, char *err, size_t errle
     }
     double *x = N_VGetArrayPointer(b->y); /* NULL when this rank holds no state */
     for (int32_t j = 0; j < m->n; j++)
-        x[j] = p->x0(p->data, model_gid(m, j));
+        x[j] = initial_value(p, model_gid(m, j));
     if (p->abstol_scale) { /* per-state absolute tolerances, as the QSS quanta */
         b->atol = N_VClone(b->y);
         if (!b->atol) {

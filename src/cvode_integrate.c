@@ -224,12 +224,22 @@ static int deliver(cvode_block *b, double tret, int at_stop, int64_t *k, sample_
     return 0;
 }
 
+/* integrator_options.window_end's states: y at the last step (t is its time). */
+static void step_states(void *ictx, double t, double *x) {
+    cvode_block *b = ictx;
+    (void)t;
+    const double *y = N_VGetArrayPointer(b->y);
+    sunindextype n = (sunindextype)b->r.m->n;
+    for (sunindextype j = 0; j < n; j++)
+        x[j] = y[j];
+}
+
 /* One step at a time; after each, deliver every sample it passed. */
 static int integrate(cvode_block *b, cv_discrete *d, sample_fn sample, void *ctx,
                      double *sample_wall, qmol_stats *stats, char *err, size_t errlen) {
     const integrator_options *o = &b->o;
     cv_run *r = &b->r;
-    int64_t k = 1;
+    int64_t k = o->first_sample > 0 ? o->first_sample : 1;
     double tret = o->t0;
     long nsteps = 0, stalled = 0;
     uint64_t steps = 0; /* for progress reports (nsteps restarts at discontinuities) */
@@ -272,6 +282,9 @@ static int integrate(cvode_block *b, cv_discrete *d, sample_fn sample, void *ctx
             stalled = 0;
             nsteps = 0;
         }
+        if (k <= o->samples && o->window_end &&
+            (rc = o->window_end(o->window_ctx, tret, step_states, b)) != 0)
+            return rc;
     }
     return 0;
 }

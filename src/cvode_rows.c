@@ -89,6 +89,14 @@ int cvr_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
         bad |= !isfinite(f[j]);
     }
     r->rhs_calls++;
+    for (int32_t j = 0; bad && j < n; j++) /* name the first bad state in a failure */
+        if (!isfinite(f[j])) {
+            int rank = 0;
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            snprintf(r->cbmsg, sizeof r->cbmsg, "state %lld (rank %d): derivative is %g at t=%.17g",
+                     (long long)model_gid(m, j), rank, f[j], t);
+            break;
+        }
     return cvr_agree(r, bad); /* 1: recoverable, CVODE retries with a smaller step */
 }
 

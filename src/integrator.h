@@ -73,6 +73,17 @@ typedef struct integrator_options {
     /* QSS and mixed runs: activity[j] += 1 at each event of local state j
      * (owned states, the layout's order), or NULL. */
     double *activity;
+    /* Checkpoints (run.c): window_end is called at the same window ends and
+     * samples on every rank (collective), with the time and a function that
+     * fills x with the owned states there; non-zero stops the run (the
+     * integrator returns it). NULL: none. window_cap > 0 bounds windows on
+     * one rank, so that window_end comes often enough. */
+    int (*window_end)(void *ctx, double t, void (*states)(void *ictx, double t, double *x),
+                      void *ictx);
+    void *window_ctx;
+    double window_cap;
+    /* The first sample to deliver (1-based; 0 means 1): a resumed run's. */
+    int64_t first_sample;
     /* Progress reports (progress.h), or NULL. */
     struct progress *progress;
     /* Trace of QSS events, for tests: called after each event (may be NULL). */
@@ -89,6 +100,10 @@ static inline double sample_time(double t0, double tf, int64_t k, int64_t K) {
 static inline double sample_at(const integrator_options *o, int64_t k) {
     return o->sample_times ? o->sample_times[k - 1] : sample_time(o->t0, o->tf, k, o->samples);
 }
+
+/* What an integrator returns when window_end stopped the run (a signal):
+ * the same on every rank. */
+#define INTEGRATOR_STOPPED 3
 
 /* Receives sample k (1..K) at time t; x holds the n local states. Returns 0,
  * or non-zero to abort the run (the integrator returns that value). */

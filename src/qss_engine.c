@@ -1,5 +1,6 @@
 /* qss_engine.c: storage, shared steps and the event loop of the QSS family. */
 #include "qss_engine.h"
+#include "initial.h"
 
 #include "discrete.h"
 #include "halo.h"
@@ -8,6 +9,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,10 +175,12 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     int len = gather_row(e, j, t);
     double f = eval_rhs(e, j, t, e->vals);
     if (!isfinite(f)) {
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         eng_fail(e,
-                 "state %d: derivative is %g at t=%.17g (method %s); the solution blew up or "
-                 "the problem is undefined there",
-                 (int)j, f, t, e->method->name);
+                 "state %lld (rank %d): derivative is %g at t=%.17g (method %s); the solution "
+                 "blew up or the problem is undefined there",
+                 (long long)model_gid(e->m, j), rank, f, t, e->method->name);
         return;
     }
     e->xc[1][j] = f;
@@ -391,7 +395,7 @@ void eng_initial_state(qss_engine *e) {
     const qmol_problem *p = e->p;
     double t0 = e->o->t0;
     for (int32_t i = 0; i < e->n_cols; i++) {
-        double x0 = p->x0(p->data, model_gid(e->m, i));
+        double x0 = initial_value(p, model_gid(e->m, i));
         e->xc[0][i] = x0;
         e->qc[0][i] = x0;
         e->tx[i] = e->tq[i] = t0;

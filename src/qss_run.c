@@ -41,6 +41,13 @@ static int emit_sample(qss_engine *e, int64_t k, double T, double *buf, sample_f
     return rc;
 }
 
+/* integrator_options.window_end's states: the owned x's at t. */
+static void owned_states(void *ictx, double t, double *x) {
+    qss_engine *e = ictx;
+    for (int32_t j = 0; j < e->n; j++)
+        x[j] = eng_x_at(e, j, t);
+}
+
 const qss_method *qss_method_of(method_id m) {
     return m >= 0 && m < METHOD_COUNT ? method_table[m] : NULL;
 }
@@ -165,7 +172,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     window_bounds(o, &wmin, &wmax);
     int adaptive = e->halo && !(o->window > 0.0);
     uint64_t same_time = 0;
-    int64_t next_k = 1;
+    int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
     double t_discrete = INFINITY; /* several ranks: the agreed next discrete event */
     rc = 0;
     for (;;) {
@@ -189,7 +196,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         } else if (e->failed) {
             break;
         } else {
-            W = o->window > 0.0 ? o->window : INFINITY;
+            W = o->window > 0.0 ? o->window : o->window_cap > 0.0 ? o->window_cap : INFINITY;
         }
         double ts = sample_at(o, next_k);
         double T_end = T + W;
@@ -222,10 +229,13 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         }
         T = T_end;
         if (next_k > o->samples) break;
+        if (o->window_end && (rc = o->window_end(o->window_ctx, T, owned_states, e)) != 0) break;
     }
     stats->wall_integrate += wallclock_seconds() - w1 - (stats->wall_output - out0);
     if (e->failed) rc = -1;
-    if (e->halo) rc = comm_agree(comm, rc ? 1 : 0, err, errlen) ? -1 : 0;
+    /* a stop is agreed already (window_end is collective) */
+    if (e->halo && rc != INTEGRATOR_STOPPED)
+        rc = comm_agree(comm, rc ? 1 : 0, err, errlen) ? -1 : 0;
     eng_free(e);
     qssx_free(&x);
     free(buf);

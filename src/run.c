@@ -3,9 +3,11 @@
 
 #include "agree.h"
 #include "assign.h"
+#include "checkpoint.h"
 #include "discrete.h"
 #include "directory.h"
 #include "h5out.h"
+#include "initial.h"
 #include "layout.h"
 #include "memory_check.h"
 #include "model.h"
@@ -468,6 +470,8 @@ int run_execute(const run_config *cin) {
     char *path = NULL, *xmf = NULL, *stale_xmf = NULL;
     output_plan plan;
     memset(&plan, 0, sizeof plan);
+    checkpointer ck;
+    int have_ck = 0;
     h5out_grid grid;
     memset(&grid, 0, sizeof grid);
     h5out *out = NULL;
@@ -519,6 +523,18 @@ int run_execute(const run_config *cin) {
                      "--output %s: is a directory (expected a file name such as %s.h5)", path,
                      def->name);
             bad = 1;
+        } else if (c.restart) { /* the stopped run's output goes on */
+            size_t plen = strlen(path) + 9;
+            char *partial = malloc(plen);
+            if (partial) snprintf(partial, plen, "%s.partial", path);
+            if (!partial || access(partial, F_OK) != 0) {
+                snprintf(err, sizeof err,
+                         "--restart %s: the stopped run's output %s.partial is gone (it holds "
+                         "the samples written before the checkpoint)",
+                         c.restart, path);
+                bad = 1;
+            }
+            free(partial);
         } else if (!c.overwrite && access(path, F_OK) == 0) {
             snprintf(err, sizeof err, "--output %s: file exists (pass --overwrite to replace it)",
                      path);
@@ -533,6 +549,15 @@ int run_execute(const run_config *cin) {
     }
     if (comm_agree(comm, bad, err, sizeof err)) {
         SAY("qmol: error: %s\n", err);
+        goto done;
+    }
+    int checkpoints = c.restart || c.checkpoint_sim > 0.0 || c.checkpoint_wall > 0.0;
+    if (checkpoints && (c.method == METHOD_MIXED || problem_has_discontinuities(&prob))) {
+        SAY("qmol: error: %s: not available for %s (%s)\n",
+            c.restart ? "--restart" : "--checkpoint-every",
+            c.method == METHOD_MIXED ? "--method mixed" : def->name,
+            c.method == METHOD_MIXED ? "its BDF and QSS blocks are not saved yet"
+                                     : "its discrete variables live in the problem's own data");
         goto done;
     }
     if ((int64_t)size > prob.n) {
@@ -636,7 +661,23 @@ int run_execute(const run_config *cin) {
                        .keep = plan.has_rule ? output_plan_keep : NULL,
                        .keep_ctx = &plan,
                        .keep_rule = c.output_states};
-    out = h5out_create(path, &meta, err, sizeof err);
+    ckpt_info resume;
+    memset(&resume, 0, sizeof resume);
+    if (c.restart && ckpt_read_info(c.restart, &resume, err, sizeof err) == 0 &&
+        resume.n != prob.n) {
+        snprintf(err, sizeof err, "--restart %s: the checkpoint has %lld states, the problem %lld",
+                 c.restart, (long long)resume.n, (long long)prob.n);
+        resume.n = -1;
+    }
+    if (c.restart && comm_agree(comm, resume.n == prob.n ? 0 : 1, err, sizeof err)) {
+        SAY("qmol: error: %s\n", err);
+        ckpt_info_free(&resume);
+        goto done;
+    }
+    free(resume.args), free(resume.output); /* its t and next_sample stay */
+    resume.args = resume.output = NULL;
+    out = c.restart ? h5out_reopen(path, &meta, resume.next_sample, err, sizeof err)
+                    : h5out_create(path, &meta, err, sizeof err);
     if (!out) { /* about the file, or the --output-states selection */
         int selection = !strncmp(err, "--output-states", 15);
         SAY("qmol: error: %s%s%s%s\n", selection ? "" : "--output ", selection ? "" : path,
@@ -665,10 +706,6 @@ int run_execute(const run_config *cin) {
     qmol_stats stats;
     memset(&stats, 0, sizeof stats);
     stats.wall_partition = layout.wall_partition;
-    progress prog;
-    progress_init(&prog, comm, prob.t0, c.tf, c.quiet, c.verbose, c.progress,
-                  c.method == METHOD_CVODE ? "steps" : "events");
-    o.progress = &prog;
     if (c.method != METHOD_CVODE) { /* /activity: events per state */
         activity = calloc((size_t)mp->n + 1, sizeof *activity);
         if (comm_agree(comm, activity ? 0 : -1, NULL, 0)) {
@@ -686,6 +723,36 @@ int run_execute(const run_config *cin) {
             }
         }
     }
+    /* checkpoints and SIGTERM/SIGINT (not for mixed runs and discontinuities) */
+    if (c.method != METHOD_MIXED && !problem_has_discontinuities(&prob)) {
+        if (checkpointer_init(&ck, &c, path, &layout, plan.times, plan.samples, prob.t0,
+                              activity) != 0) {
+            SAY("qmol: error: out of memory for checkpoints\n");
+            goto done;
+        }
+        have_ck = 1;
+        ck.out = out;
+        o.window_end = checkpoint_window_end;
+        o.window_ctx = &ck;
+        o.window_cap = c.checkpoint_sim > 0.0 ? c.checkpoint_sim : (c.tf - prob.t0) / 1000.0;
+    }
+    if (c.restart) {
+        if (checkpoint_restore(&ck, c.restart, activity, err, sizeof err) != 0) {
+            SAY("qmol: error: %s\n", err);
+            goto done;
+        }
+        if (sink.previous) memcpy(sink.previous, activity, (size_t)mp->n * sizeof *activity);
+        o.t0 = resume.t;
+        o.first_sample = resume.next_sample;
+        ck.next_sim = resume.t + c.checkpoint_sim;
+        if (rank == 0 && !c.quiet)
+            printf("qmol: resuming from %s at t = %.17g (sample %lld of %lld next)\n", c.restart,
+                   resume.t, (long long)resume.next_sample, (long long)c.samples);
+    }
+    progress prog;
+    progress_init(&prog, comm, o.t0, c.tf, c.quiet, c.verbose, c.progress,
+                  c.method == METHOD_CVODE ? "steps" : "events");
+    o.progress = &prog;
     stats.wall_setup = wallclock_seconds() - w0;
     int irc = c.method == METHOD_CVODE
                   ? cvode_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
@@ -693,9 +760,29 @@ int run_execute(const run_config *cin) {
                   ? mixed_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
                   : qss_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err);
     progress_end(&prog);
+    if (irc == QMOL_STOPPED) { /* a signal: the output so far stays, the checkpoint says where */
+        h5out_suspend(out, err, sizeof err);
+        out = NULL;
+        SAY("qmol: stopped by signal %d at t = %.17g: checkpoint %s, samples so far in %s.partial; "
+            "resume with: qmol run --restart %s\n",
+            ck.signal, ck.t_last, ck.path, path, ck.path);
+        rc = QMOL_STOPPED;
+        goto done;
+    }
+    if (irc != 0 && have_ck && !isnan(ck.t_last)) { /* keep what a restart needs */
+        SAY("qmol: error: %s on %s: %s (the last checkpoint, at t = %.17g, is %s: qmol run "
+            "--restart %s)\n",
+            method_name(c.method), def->name, err[0] ? err : "the integration failed", ck.t_last,
+            ck.path, ck.path);
+        h5out_suspend(out, err, sizeof err);
+        out = NULL;
+        rc = 1;
+        goto done;
+    }
     if (irc != 0) {
-        SAY("qmol: error: %s on %s: %s\n", method_name(c.method), def->name,
-            err[0] ? err : "the integration failed");
+        SAY("qmol: error: %s on %s: %s%s%s\n", method_name(c.method), def->name,
+            err[0] ? err : "the integration failed", have_ck ? "" : "",
+            have_ck && ck.err[0] ? ck.err : "");
         h5out_abort(out);
         out = NULL;
         rc = 1;
@@ -736,6 +823,7 @@ int run_execute(const run_config *cin) {
     }
     out = NULL;
     if (stale_xmf && rank == 0) unlink(stale_xmf);
+    if (have_ck && rank == 0) unlink(ck.path); /* the run is complete: nothing to resume */
     int bad_xmf = xmf && rank == 0 &&
                   xdmf_write(path, &prob, &grid, plan.times, c.samples, err, sizeof err) != 0;
     if (comm_agree(comm, bad_xmf, err, sizeof err)) {
@@ -749,6 +837,8 @@ int run_execute(const run_config *cin) {
     rc = 0;
 done:
     if (out) h5out_abort(out);
+    if (have_ck) checkpointer_free(&ck);
+    initial_clear();
     layout_free(&layout);
     free(assignment), free(classes), free(activity), free(sink.previous), free(sink.delta);
     free(events.time), free(events.crossing), free(events.direction);

@@ -24,3 +24,10 @@ add_test(NAME output.select
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/output-scratch)
 set_tests_properties(output.select PROPERTIES TIMEOUT 300 PROCESSORS 2)
+# Checkpoints: SIGKILL and restart on 1 and 2 ranks, SIGTERM on 2 ranks, CVODE
+# against the exact solution, refused checkpoints (tests/checkpoint_test.py).
+add_test(NAME checkpoint.runs
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_test.py
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/checkpoint-scratch)
+set_tests_properties(checkpoint.runs PROPERTIES TIMEOUT 600 PROCESSORS 2)
