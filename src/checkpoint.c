@@ -20,6 +20,10 @@ static void on_signal(int sig) {
     signal(sig, SIG_DFL); /* a second one ends the process at once */
 }
 
+int checkpoint_stop_requested(void) {
+    return received != 0;
+}
+
 static char *default_path(const char *output) {
     size_t len = strlen(output);
     int h5 = len > 3 && !strcmp(output + len - 3, ".h5");

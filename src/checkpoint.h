@@ -55,6 +55,8 @@ int checkpoint_window_end(void *ctx, double t, void (*states)(void *ictx, double
  * Returns 0, or -1 with err (agreed). */
 int checkpoint_restore(checkpointer *k, const char *path, double *activity, char *err,
                        size_t errlen);
+/* integrator_options.stop_requested: 1 once SIGTERM or SIGINT arrived. */
+int checkpoint_stop_requested(void);
 /* Restores the default signal handlers and frees k. */
 void checkpointer_free(checkpointer *k);
 

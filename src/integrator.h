@@ -82,6 +82,9 @@ typedef struct integrator_options {
                       void *ictx);
     void *window_ctx;
     double window_cap;
+    /* One rank: polled every 2^16 QSS events; non-zero ends the window at
+     * once (a signal arrived), so that window_end comes soon. NULL: never. */
+    int (*stop_requested)(void);
     /* The first sample to deliver (1-based; 0 means 1): a resumed run's. */
     int64_t first_sample;
     /* Progress reports (progress.h), or NULL. */

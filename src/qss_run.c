@@ -97,6 +97,12 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         if (!e->halo && o->progress && (e->stats->events & 0xFFFF) == 0 &&
             progress_due(o->progress))
             progress_local(o->progress, t, e->stats->events, 0.0);
+        /* one rank: a stop request (a signal) ends the window here */
+        if (!e->halo && o->stop_requested && (e->stats->events & 0xFFFF) == 0 &&
+            o->stop_requested()) {
+            e->window_end = t;
+            break;
+        }
         if (watch) watch_event(watch, e, i, t);
         if (o->trace) o->trace(o->trace_ctx, t, i, e->qc[0]);
         if (stalled(t, last_t, same_time, stall_limit))
@@ -205,6 +211,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
          * knows of, where all ranks handle it together */
         if (t_discrete > T && t_discrete < T_end) T_end = t_discrete;
         eng_run_events(e, T_end, e->halo ? &watch : NULL, &last_t, &same_time);
+        if (!e->halo) T_end = e->window_end; /* earlier when a stop was requested */
         stats->windows++;
         if (!e->halo && o->progress && progress_due(o->progress))
             progress_local(o->progress, T_end, stats->events, 0.0);

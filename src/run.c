@@ -733,6 +733,7 @@ int run_execute(const run_config *cin) {
         have_ck = 1;
         ck.out = out;
         o.window_end = checkpoint_window_end;
+        o.stop_requested = checkpoint_stop_requested;
         o.window_ctx = &ck;
         o.window_cap = c.checkpoint_sim > 0.0 ? c.checkpoint_sim : (c.tf - prob.t0) / 1000.0;
     }

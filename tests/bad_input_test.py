@@ -19,7 +19,7 @@ The options group also checks docs/bad-input.md: it names every case, and every 
 `qmol run --help` has a row. 2-rank cases run under `mpiexec --tag-output` with orte_abort_on_non_zero_status off, so
 every rank finishes on its own; a wrapper records each rank's exit code.
 
-Cases in EXPECTED_FAILURES are what qmol does not do yet (the to-do list): their failure is
+Cases in EXPECTED_FAILURES (none today) are what qmol does not do yet: their failure is
 printed as "xfail" and does not fail the test, but a pass does ("XPASS": take the case off
 the list). Python with h5py: Debian's /usr/bin/python3.
 """
@@ -163,6 +163,24 @@ const qmol_problem_def *qmol_plugin_problem(void) { return &def; }
 PLUGIN_UNDEFINED = """void qmol_test_no_such_function(void);
 void *qmol_plugin_problem(void) { qmol_test_no_such_function(); return 0; }
 """
+PLUGIN_ENDLESS = """#include "qmol.h"
+#include <math.h>
+static int row_size(const void *d, int64_t i) { (void)d, (void)i; return 1; }
+static void row(const void *d, int64_t i, int64_t *cols) { (void)d; cols[0] = i; }
+static double rhs(const void *d, int64_t i, double t, const double *v) {
+    (void)d, (void)i, (void)t;
+    return -v[0];
+}
+static double x0(const void *d, int64_t i) { (void)d, (void)i; return 1.0; }
+static int create(const double *v, qmol_problem *out, char *err, size_t errlen) {
+    (void)v, (void)err, (void)errlen;
+    *out = (qmol_problem){.n = 1, .t0 = 0.0, .tf = INFINITY, .row_size = row_size, .row = row,
+                          .rhs = rhs, .x0 = x0, .components = 1};
+    return 0;
+}
+static const qmol_problem_def def = {QMOL_API_VERSION, "endless", "s", "e", 0, 0, create};
+const qmol_problem_def *qmol_plugin_problem(void) { return &def; }
+"""
 PLUGIN_CREATE_FAILS = """#include "qmol.h"
 #include <stdio.h>
 static const qmol_param_def params[] = {{"k", 1.0, 0.0, 10.0, 0, "a parameter"}};
@@ -255,6 +273,13 @@ def numbers_cases():
             name = f"{option[2:].replace('-', '_')}_{suffix}"
             cases.append(Case(name, base() + [option, v], quoted(option, v)))
     cases.append(Case("tf_minus_inf", base() + ["--tf", "-inf"], quoted("--tf", "-inf")))
+    # tolerances in range by sign but too small: a subnormal or sub-1e-15 tol, a
+    # subnormal abstol (below DBL_MIN); the message gives the range
+    for name, option, v, allowed in [
+            ("tol_subnormal", "--tol", "1e-323", r"\[1e-15, 1\)"),
+            ("tol_below_1e_15", "--tol", "1e-16", r"\[1e-15, 1\)"),
+            ("abstol_subnormal", "--abstol", "1e-320", r">= 2\.22507e-308")]:
+        cases.append(Case(name, base() + [option, v], quoted(option, v) + r"\b.*" + allowed))
     # --sample-times: a list of finite, increasing times (no --samples with it)
     for suffix, v in [("nan", "nan"), ("inf", "1e-3,inf"), ("1e999", "1e999"),
                       ("text", "abc"), ("decreasing", "5e-4,2e-4,1e-3"),
@@ -305,6 +330,10 @@ def options_cases():
              ["run", "--problem", "heat2d-thermostat", "--set", "Ton=2", "--set", "Toff=1",
               "--tf", "1e-3", "--samples", "2", "--output", "{d}/out.h5"],
              r"heat2d-thermostat.*Ton.*Toff"),
+        # each in range, but two periods (pulse's default tf) overflow: refused by the
+        # problem, also when --tf is given
+        Case("set_period_tf_overflow", base(problem="pulse") + ["--set", "period=1e308"],
+             r"^problem pulse: period = 1e\+308\b"),
         # tf <= t0 (every built-in problem starts at t0 = 0)
         Case("tf_equal_t0", base(problem="relax") + ["--tf", "0"], r"--tf 0\b.*t0"),
         Case("tf_before_t0", base(problem="pulse") + ["--tf", "-1e-300"],
@@ -319,6 +348,8 @@ def options_cases():
              r'--output-states "q>1"'),
         Case("output_states_not_a_grid_axis", base() + ["--output-states", "y>0.5"],
              r'--output-states "y>0.5"'),
+        Case("output_states_selects_none", base() + ["--output-states", "i>100"],
+             r'--output-states "i>100": selects none of the 10 states'),
         Case("bdf_file_empty_name", base() + ["--method", "mixed", "--bdf-file="],
              r"--bdf-file: empty file name"),
         Case("output_empty", base() + ["--output="], r"--output: empty output path"),
@@ -327,6 +358,13 @@ def options_cases():
              base() + ["--partition", "file:{d}/missing.txt"], r"missing\.txt"),
         # grids beyond the machine's memory: refused from an estimate, before allocating
         memory_case("memory_grid_too_large", 1290, 1),
+        # fits the machine (6.5 GiB at about 250 bytes per state) but not the 4 GiB
+        # address-space limit of the process (on a smaller machine: the node's memory)
+        Case("memory_process_limit",
+             ["run", "--problem", "heat3d", "--set", "nx=300", "--set", "ny=300", "--set",
+              "nz=300", "--tf", "1e-3", "--samples", "2", "--output", "{d}/out.h5"],
+             rf"(?=.*heat3d)(?=.*memory)(?=.*{ESTIMATE})(?=.*(ulimit -v|on this node))",
+             memory_limit=True),
         Case("memory_grid_beyond_index",
              ["run", "--problem", "heat3d", "--set", "nx=100000", "--set", "ny=100000",
               "--set", "nz=100000", "--tf", "1e-3", "--samples", "2", "--output",
@@ -415,6 +453,11 @@ def files_cases():
         Case("plugin_create_fails",
              ["run", "--problem", "{d}/refuses.so", "--tf", "1e-3", "--output", "{d}/out.h5"],
              r"refuses.*k = 1", files={"refuses.so": c_plugin(PLUGIN_CREATE_FAILS)}),
+        # a default tf of inf (no --tf): the time span is refused
+        Case("plugin_default_tf_not_finite",
+             ["run", "--problem", "{d}/endless.so", "--samples", "2", "--output", "{d}/out.h5"],
+             r"time span \[0, inf\] is not finite.*--tf",
+             files={"endless.so": c_plugin(PLUGIN_ENDLESS)}),
         Case("plugin_unknown_parameter", base() + ["--problem", "{plugin}", "--set", "zz=1"],
              r"--set zz=1: unknown parameter 'zz' of example-brusselator"),
         Case("plugin_parameter_not_finite", base() + ["--problem", "{plugin}", "--set", "A=nan"],

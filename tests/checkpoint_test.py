@@ -134,6 +134,8 @@ def main():
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
     t_ck = ckpt_time(os.path.join(killed, "run.ckpt.h5"))
+    kept = os.path.join(s, "kept.ckpt.h5")  # for the refusals below
+    shutil.copy(os.path.join(killed, "run.ckpt.h5"), kept)
     copy = os.path.join(s, "killed-copy")
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(killed, copy)
@@ -205,7 +207,12 @@ def main():
     with open(os.path.join(bad, "truncated.h5"), "wb") as f:
         f.write(head)
     shutil.copy(os.path.join(base, "full.h5"), os.path.join(bad, "result.h5"))
+    shutil.copy(kept, os.path.join(bad, "good.ckpt.h5"))
     cases = [(["--restart", "truncated.h5"], "truncated"),
+             (["--restart", "good.ckpt.h5", "--tol", "1e-4"], "--tol cannot be given on a restart"),
+             (["--restart", "good.ckpt.h5"], "run.h5.partial is gone"),
+             (["--problem", "heat1d", "--checkpoint-file", "", "--output", "b.h5"],
+              "--checkpoint-file: empty file name"),
              (["--restart", "result.h5"], "not a qmol checkpoint"),
              (["--restart", "missing.h5"], "No such file"),
              (["--restart", "result.h5", "--tol", "1e-4"], "not a qmol checkpoint"),
