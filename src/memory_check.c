@@ -82,9 +82,9 @@ int memory_check(const qmol_problem *p, MPI_Comm comm, char *err, size_t errlen)
         human(mine, need, sizeof need);
         human(limit, have, sizeof have);
         snprintf(err, errlen,
-                 "n = %.4g states need about %s of memory on each of %d rank%s (about %.0f bytes "
-                 "per state with %.1f Jacobian entries per row), more than the %s %s of rank %d: "
-                 "run on more ranks or raise the limit",
+                 "n = %.4g states need about %s of memory per rank on %d rank%s (about %.0f "
+                 "bytes per state with %.1f Jacobian entries per row), more than the %s %s of "
+                 "rank %d: run on more ranks or raise the limit",
                  (double)p->n, need, size, size == 1 ? "" : "s", per_state, row, have, which, rank);
         bad = 1;
     }
