@@ -199,6 +199,15 @@ def heat1d_ini(run_lines, problem_lines="N = 10\n"):
             "[problem]\n" + problem_lines)
 
 
+def sanitized():
+    """Whether qmol (or libqmol beside it) is built with AddressSanitizer."""
+    try:
+        out = subprocess.run(["ldd", Args.qmol], capture_output=True, text=True).stdout
+    except OSError:
+        return False
+    return "libasan" in out
+
+
 def memory_total():
     try:
         with open("/proc/meminfo") as fh:
@@ -728,6 +737,9 @@ def run_case(case, group):
     label = f"{group}.{case.name}"
     if case.skip:
         return "skip", f"skip  {label}: {case.skip}"
+    if case.memory_limit and sanitized():
+        return "skip", (f"skip  {label}: AddressSanitizer reserves terabytes of address space "
+                        "and cannot start under ulimit -v")
     try:
         problems, detail, err_lines = check_case(case, group)
     except Skip as e:
