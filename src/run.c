@@ -36,6 +36,11 @@
  * buck-heatsink 2.16 s and 2.73 s, heat2d-thermostat 5.96 s and 7.68 s). */
 #define QSS_PIECES_PER_RANK 4
 
+/* Characters of a directory's name limit that an output's base name leaves
+ * for the suffixes qmol and Open MPI's MPI-IO add (".ckpt", ".partial",
+ * "_cid-N-PID.sm"): with 255, names of 215 characters and less. */
+#define OUTPUT_NAME_MARGIN 40
+
 static int is_plugin_path(const char *name) {
     size_t len = strlen(name);
     return strchr(name, '/') != NULL || (len > 3 && !strcmp(name + len - 3, ".so"));
@@ -514,6 +519,20 @@ int run_execute(const run_config *cin) {
                           : !S_ISDIR(st.st_mode)          ? "not a directory"
                           : access(dir, W_OK | X_OK) != 0 ? strerror(errno)
                                                           : NULL;
+        /* the longest names made from it: FILE.ckpt.h5.partial, and the files
+         * Open MPI's MPI-IO makes beside it (FILE.partial_cid-N-PID.sm; with a
+         * longer name its lockedfile component overflows a buffer and aborts) */
+        const char *base = slash ? slash + 1 : path;
+        long name_max = dir && !why ? pathconf(dir, _PC_NAME_MAX) : -1;
+        char too_long[160];
+        if (!why && name_max > OUTPUT_NAME_MARGIN &&
+            (long)strlen(base) > name_max - OUTPUT_NAME_MARGIN) {
+            snprintf(too_long, sizeof too_long,
+                     "the file name has %zu characters, at most %ld here (the directory allows "
+                     "%ld, and the run adds suffixes)",
+                     strlen(base), name_max - OUTPUT_NAME_MARGIN, name_max);
+            why = too_long;
+        }
         if (why) {
             snprintf(err, sizeof err, "--output %s: cannot write in directory %s: %s", path,
                      dir ? dir : "", why);
