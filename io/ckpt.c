@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <hdf5.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,7 +170,7 @@ int ckpt_read_block(const char *path, MPI_Comm comm, int64_t n, int64_t first, i
     rc = rc || read_block(file, "x", n, first, count, x_block, dxpl) ||
          read_block(file, "activity", n, first, count, activity_block, dxpl);
     for (int64_t k = 0; !rc && k < count; k++)
-        if (!(x_block[k] == x_block[k]) || x_block[k] - x_block[k] != 0.0) rc = 1; /* NaN, inf */
+        if (!isfinite(x_block[k])) rc = 1;
     h5u_close(&dxpl, H5Pclose);
     h5u_close(&fapl, H5Pclose);
     if (file >= 0) H5Fclose(file);

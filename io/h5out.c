@@ -301,7 +301,15 @@ static h5out *new_writer(const char *path, const h5out_meta *meta, MPI_Comm comm
     return w;
 }
 
-h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t errlen) {
+char *h5out_sibling_path(const char *h5path, const char *suffix) {
+    size_t len = strlen(h5path);
+    int h5 = len > 3 && !strcmp(h5path + len - 3, ".h5");
+    return h5u_asprintf("%.*s%s", (int)(h5 ? len - 3 : len), h5path, suffix);
+}
+
+/* What h5out_create and h5out_reopen share: meta checked, the writer with
+ * its block and its columns (h5out_select); NULL with err set (agreed). */
+static h5out *prepare(const char *path, const h5out_meta *meta, char *err, size_t errlen) {
     h5u_set_err(err, errlen, "%s", "");
     if (check_meta(path, meta, err, errlen)) return NULL;
     MPI_Comm comm =
@@ -317,6 +325,14 @@ h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t 
         free_writer(w);
         return NULL;
     }
+    return w;
+}
+
+h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t errlen) {
+    h5out *w = prepare(path, meta, err, errlen);
+    if (!w) return NULL;
+    MPI_Comm comm = w->comm;
+    char msg[MSG_LEN] = "";
 
     /* Check with open(2) first: MPI-IO errors do not carry errno, and this
      * gives "Permission denied" or "No such file or directory". */
@@ -402,21 +418,9 @@ static int reopen_file(h5out *w, const h5u_ectx *c) {
 
 h5out *h5out_reopen(const char *path, const h5out_meta *meta, int64_t next_sample, char *err,
                     size_t errlen) {
-    h5u_set_err(err, errlen, "%s", "");
-    if (check_meta(path, meta, err, errlen)) return NULL;
-    MPI_Comm comm =
-        meta->comm == MPI_COMM_NULL || meta->comm == (MPI_Comm)0 ? MPI_COMM_WORLD : meta->comm;
+    h5out *w = prepare(path, meta, err, errlen);
+    if (!w) return NULL;
     char msg[MSG_LEN] = "";
-    h5out *w = new_writer(path, meta, comm, msg, sizeof msg);
-    if (!w) {
-        h5u_set_err(err, errlen, "%s", msg);
-        return NULL;
-    }
-    if (h5out_select(w, meta, msg, sizeof msg)) {
-        h5u_set_err(err, errlen, "%s", msg);
-        free_writer(w);
-        return NULL;
-    }
     if (next_sample < 1 || next_sample > w->samples + 1) {
         h5u_set_err(err, errlen, "%s: sample %lld to resume at is outside 1..%lld", w->partial,
                     (long long)next_sample, (long long)w->samples + 1);

@@ -90,6 +90,10 @@ typedef struct h5out_rank_info {
     int64_t bdf_owned;
 } h5out_rank_info;
 
+/* A file beside result file h5path: h5path with its ".h5" (if any) replaced
+ * by suffix, else with suffix appended (malloc'd; NULL when out of memory):
+ * the XDMF sidecar (".xmf"), the checkpoint (".ckpt.h5"). */
+char *h5out_sibling_path(const char *h5path, const char *suffix);
 /* Creates PATH.partial; returns NULL with err set if it cannot. */
 h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t errlen);
 /* A copy of the output's grid (g->component malloc'd: free it). Returns 0,

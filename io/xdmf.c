@@ -7,13 +7,7 @@
 #include <string.h>
 
 char *xdmf_path(const char *h5path) {
-    size_t len = strlen(h5path);
-    int h5 = len > 3 && !strcmp(h5path + len - 3, ".h5");
-    char *out = malloc(len + 5);
-    if (!out) return NULL;
-    memcpy(out, h5path, len + 1);
-    strcpy(out + (h5 ? len - 3 : len), ".xmf");
-    return out;
+    return h5out_sibling_path(h5path, ".xmf");
 }
 
 /* The XML-escaped base name of path. */

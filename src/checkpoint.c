@@ -24,14 +24,6 @@ int checkpoint_stop_requested(void) {
     return received != 0;
 }
 
-static char *default_path(const char *output) {
-    size_t len = strlen(output);
-    int h5 = len > 3 && !strcmp(output + len - 3, ".h5");
-    char *p = malloc(len + 10);
-    if (p) snprintf(p, len + 10, "%.*s.ckpt.h5", (int)(h5 ? len - 3 : len), output);
-    return p;
-}
-
 int checkpointer_init(checkpointer *k, const run_config *c, const char *output, run_layout *layout,
                       const double *times, int64_t samples, double t0, const double *activity) {
     memset(k, 0, sizeof *k);
@@ -47,16 +39,16 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
     k->samples = samples;
     k->activity = activity;
     k->t_last = NAN;
-    k->path = c->checkpoint_file ? strdup(c->checkpoint_file) : default_path(output);
+    k->path =
+        c->checkpoint_file ? strdup(c->checkpoint_file) : h5out_sibling_path(output, ".ckpt.h5");
     k->info.args = strdup(c->args_text ? c->args_text : "");
     k->info.output = strdup(output);
     k->info.n = layout->m.problem->n;
-    int64_t count = layout->size == 1 ? k->info.n : layout->to_blocks.block_count;
-    int32_t owned = layout->m.n;
+    k->block_first = layout->size == 1 ? 0 : layout->to_blocks.block_first;
+    k->block_count = layout->size == 1 ? k->info.n : layout->to_blocks.block_count;
     k->x = malloc(((size_t)layout->m.n_cols + 1) * sizeof *k->x);
-    k->xblock = malloc(((size_t)count + 1) * sizeof *k->xblock);
-    k->ablock = malloc(((size_t)count + 1) * sizeof *k->ablock);
-    (void)owned;
+    k->xblock = malloc(((size_t)k->block_count + 1) * sizeof *k->xblock);
+    k->ablock = malloc(((size_t)k->block_count + 1) * sizeof *k->ablock);
     int ok = k->path && k->info.args && k->info.output && k->x && k->xblock && k->ablock;
     if (comm_agree(k->comm, ok ? 0 : -1, NULL, 0)) {
         checkpointer_free(k);
@@ -112,16 +104,13 @@ static int write_at(checkpointer *k, double t, void (*states)(void *, double, do
     if (k->activity)
         owned_to_block(k, k->activity, k->ablock);
     else
-        memset(k->ablock, 0,
-               (size_t)(l->size == 1 ? k->info.n : l->to_blocks.block_count) * sizeof *k->ablock);
-    int64_t first = l->size == 1 ? 0 : l->to_blocks.block_first;
-    int64_t count = l->size == 1 ? k->info.n : l->to_blocks.block_count;
+        memset(k->ablock, 0, (size_t)k->block_count * sizeof *k->ablock);
     /* the samples the checkpoint counts as written must be on disk */
     if (k->out && h5out_flush(k->out, k->err, sizeof k->err)) return -1;
     k->info.t = t;
     k->info.next_sample = samples_done(k, t) + 1;
-    if (ckpt_write(k->path, k->comm, &k->info, first, count, k->xblock, k->ablock, k->err,
-                   sizeof k->err))
+    if (ckpt_write(k->path, k->comm, &k->info, k->block_first, k->block_count, k->xblock, k->ablock,
+                   k->err, sizeof k->err))
         return -1;
     k->t_last = t;
     return 0;
@@ -131,7 +120,8 @@ int checkpoint_window_end(void *ctx, double t, void (*states)(void *ictx, double
                           void *ictx) {
     checkpointer *k = ctx;
     int sim_due = k->every_sim > 0.0 && t >= k->next_sim;
-    int at_sample = samples_done(k, t) > 0 && k->times[samples_done(k, t) - 1] == t;
+    int64_t done = samples_done(k, t);
+    int at_sample = done > 0 && k->times[done - 1] == t;
     k->windows++;
     /* the same decision on every rank: where to check is known to all */
     if (k->size > 1 && !sim_due && !at_sample && k->windows % CHECKPOINT_POLL_WINDOWS != 0)
@@ -155,9 +145,8 @@ int checkpoint_window_end(void *ctx, double t, void (*states)(void *ictx, double
 int checkpoint_restore(checkpointer *k, const char *path, double *activity, char *err,
                        size_t errlen) {
     run_layout *l = k->layout;
-    int64_t first = l->size == 1 ? 0 : l->to_blocks.block_first;
-    int64_t count = l->size == 1 ? k->info.n : l->to_blocks.block_count;
-    if (ckpt_read_block(path, k->comm, k->info.n, first, count, k->xblock, k->ablock, err, errlen))
+    if (ckpt_read_block(path, k->comm, k->info.n, k->block_first, k->block_count, k->xblock,
+                        k->ablock, err, errlen))
         return -1;
     if (l->size == 1) {
         memcpy(k->x, k->xblock, (size_t)l->m.n * sizeof *k->x);

@@ -37,10 +37,11 @@ typedef struct checkpointer {
     const double *activity; /* owned event counts, or NULL */
     struct h5out *out;      /* the output, flushed before each checkpoint (set by the caller) */
     double *x, *xblock, *ablock;
-    ckpt_info info; /* args, output, n; t and next_sample per checkpoint */
-    double t_last;  /* time of the last checkpoint written, or NAN */
-    int signal;     /* the signal that stopped the run, or 0 */
-    char err[512];  /* why a checkpoint failed */
+    int64_t block_first, block_count; /* this rank's block of the checkpoint's states */
+    ckpt_info info;                   /* args, output, n; t and next_sample per checkpoint */
+    double t_last;                    /* time of the last checkpoint written, or NAN */
+    int signal;                       /* the signal that stopped the run, or 0 */
+    char err[512];                    /* why a checkpoint failed */
 } checkpointer;
 
 /* Sets up the checkpoints of run c (output path, sample times, layout) and

@@ -800,9 +800,10 @@ int run_execute(const run_config *cin) {
         goto done;
     }
     if (irc != 0) {
+        /* a checkpoint that could not be written says why */
         SAY("qmol: error: %s on %s: %s%s%s\n", method_name(c.method), def->name,
-            err[0] ? err : "the integration failed", have_ck ? "" : "",
-            have_ck && ck.err[0] ? ck.err : "");
+            err[0] ? err : "the integration failed", have_ck && ck.err[0] ? ": " : "",
+            have_ck ? ck.err : "");
         h5out_abort(out);
         out = NULL;
         rc = 1;
