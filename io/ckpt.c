@@ -17,57 +17,210 @@
 #define QMOL_VERSION "unknown"
 #endif
 
+struct ckpt_file {
+    MPI_Comm comm;
+    int rank, writing, failed;
+    char *path, *partial; /* partial: the file written (NULL when reading) */
+    hid_t file, group, dxpl;
+    int64_t n, first, count;
+    h5u_quiet quiet;
+    char msg[1024];
+};
+
 static hid_t mpio_fapl(MPI_Comm comm) {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl >= 0 && H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0) h5u_close(&fapl, H5Pclose);
     return fapl;
 }
 
-int ckpt_write(const char *path, MPI_Comm comm, const ckpt_info *info, int64_t first, int64_t count,
-               const double *x_block, const double *activity_block, char *err, size_t errlen) {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    char *partial = h5u_asprintf("%s.partial", path);
-    char msg[1024] = "";
-    h5u_ectx c = {partial ? partial : path, msg, sizeof msg};
-    h5u_quiet q;
-    h5u_quiet_on(&q);
-    hid_t fapl = partial ? mpio_fapl(comm) : H5I_INVALID_HID;
-    hid_t file = fapl >= 0 ? H5Fcreate(partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : H5I_INVALID_HID;
-    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    int rc = file < 0 || dxpl < 0 || H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0;
-    if (rc) h5u_fail(&c, "cannot create the checkpoint");
-    rc = rc || h5u_put_str(&c, file, "layout", CKPT_LAYOUT) ||
-         h5u_put_str(&c, file, "qmol_version", QMOL_VERSION) ||
-         h5u_put_f64(&c, file, "t", &info->t, 0) ||
-         h5u_put_i64(&c, file, "next_sample", &info->next_sample, 0) ||
-         h5u_put_i64(&c, file, "n", &info->n, 0) || h5u_put_str(&c, file, "args", info->args) ||
-         h5u_put_str(&c, file, "output", info->output) ||
-         h5u_write_1d(&c, file, "x", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, info->n, first, count,
-                      x_block, dxpl) ||
-         h5u_write_1d(&c, file, "activity", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, info->n, first,
-                      count, activity_block, dxpl);
-    h5u_close(&dxpl, H5Pclose);
-    h5u_close(&fapl, H5Pclose);
-    if (file >= 0 && H5Fclose(file) < 0 && !rc) {
-        h5u_fail(&c, "cannot close the checkpoint");
-        rc = 1;
-    }
-    h5u_quiet_off(&q);
-    if (comm_agree(comm, rc, msg, sizeof msg)) {
-        if (rank == 0 && partial) unlink(partial);
-        snprintf(err, errlen, "%s", msg[0] ? msg : "cannot write the checkpoint");
-        free(partial);
-        return -1;
-    }
-    int eno = 0; /* every rank has closed the file: rank 0 puts it in place */
-    if (rank == 0 && rename(partial, path) != 0) eno = errno ? errno : EIO;
-    MPI_Bcast(&eno, 1, MPI_INT, 0, comm);
-    if (eno) snprintf(err, errlen, "cannot rename %s to %s: %s", partial, path, strerror(eno));
-    free(partial);
-    return eno ? -1 : 0;
+/* Closes every handle of f (best effort); returns -1 if the file's close
+ * failed. */
+static int close_handles(ckpt_file *f) {
+    h5u_close(&f->dxpl, H5Pclose);
+    h5u_close(&f->group, H5Gclose);
+    int rc = f->file >= 0 && H5Fclose(f->file) < 0 ? -1 : 0;
+    f->file = H5I_INVALID_HID;
+    h5u_quiet_off(&f->quiet);
+    return rc;
 }
 
+static void free_file(ckpt_file *f) {
+    free(f->path), free(f->partial), free(f);
+}
+
+/* The common start of ckpt_create and ckpt_open: f with the file opened by
+ * `open` (H5Fcreate or H5Fopen through a parallel access list). */
+static ckpt_file *start(const char *path, MPI_Comm comm, int writing, int64_t n, int64_t first,
+                        int64_t count) {
+    ckpt_file *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->comm = comm;
+    MPI_Comm_rank(comm, &f->rank);
+    f->writing = writing;
+    f->n = n, f->first = first, f->count = count;
+    f->file = f->group = f->dxpl = H5I_INVALID_HID;
+    f->path = strdup(path);
+    f->partial = writing ? h5u_asprintf("%s.partial", path) : NULL;
+    if (!f->path || (writing && !f->partial)) f->failed = 1;
+    h5u_quiet_on(&f->quiet);
+    hid_t fapl = f->failed ? H5I_INVALID_HID : mpio_fapl(comm);
+    if (fapl >= 0)
+        f->file = writing ? H5Fcreate(f->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)
+                          : H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    h5u_close(&fapl, H5Pclose);
+    f->dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (f->file < 0 || f->dxpl < 0 || H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE) < 0)
+        f->failed = 1;
+    return f;
+}
+
+/* Agrees on f's failure; on failure closes and frees f (a partial file is
+ * removed) and copies the message into err. Returns f or NULL. */
+static ckpt_file *started(ckpt_file *f, MPI_Comm comm, const char *path, const char *what,
+                          char *err, size_t errlen) {
+    char msg[sizeof f->msg] = "out of memory";
+    int bad = !f || f->failed;
+    if (f && bad) snprintf(msg, sizeof msg, "%s", f->msg[0] ? f->msg : "");
+    if (f && bad && !msg[0]) snprintf(msg, sizeof msg, "%s: %s", path, what);
+    if (!comm_agree(comm, bad, msg, sizeof msg)) return f;
+    snprintf(err, errlen, "%s", msg);
+    if (f) {
+        close_handles(f);
+        if (f->partial && f->rank == 0) unlink(f->partial);
+        free_file(f);
+    }
+    return NULL;
+}
+
+ckpt_file *ckpt_create(const char *path, MPI_Comm comm, const ckpt_info *info, int64_t first,
+                       int64_t count, char *err, size_t errlen) {
+    ckpt_file *f = start(path, comm, 1, info->n, first, count);
+    if (f && !f->failed) {
+        h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
+        f->failed = h5u_put_str(&c, f->file, "layout", CKPT_LAYOUT) ||
+                    h5u_put_str(&c, f->file, "qmol_version", QMOL_VERSION) ||
+                    h5u_put_f64(&c, f->file, "t", &info->t, 0) ||
+                    h5u_put_i64(&c, f->file, "next_sample", &info->next_sample, 0) ||
+                    h5u_put_i64(&c, f->file, "n", &info->n, 0) ||
+                    h5u_put_str(&c, f->file, "args", info->args) ||
+                    h5u_put_str(&c, f->file, "output", info->output) ||
+                    (f->group = h5u_group(&c, f->file, CKPT_INTEGRATOR)) < 0;
+    } else if (f) {
+        h5u_ectx c = {f->partial ? f->partial : path, f->msg, sizeof f->msg};
+        h5u_fail(&c, "cannot create the checkpoint");
+    }
+    return started(f, comm, path, "cannot create the checkpoint", err, errlen);
+}
+
+ckpt_file *ckpt_open(const char *path, MPI_Comm comm, int64_t n, int64_t first, int64_t count,
+                     char *err, size_t errlen) {
+    ckpt_file *f = start(path, comm, 0, n, first, count);
+    if (f && !f->failed &&
+        (H5Lexists(f->file, CKPT_INTEGRATOR, H5P_DEFAULT) <= 0 ||
+         (f->group = H5Gopen2(f->file, CKPT_INTEGRATOR, H5P_DEFAULT)) < 0))
+        f->failed = 1;
+    return started(f, comm, path, "cannot open the checkpoint, or it has no integrator group", err,
+                   errlen);
+}
+
+const char *ckpt_error(const ckpt_file *f) {
+    return f->msg;
+}
+
+/* Reads [first, first + count) of the 1-D dataset name (n doubles). */
+static int read_block(ckpt_file *f, const char *name, double *buf) {
+    hid_t d = H5Lexists(f->file, name, H5P_DEFAULT) > 0 ? H5Dopen2(f->file, name, H5P_DEFAULT)
+                                                        : H5I_INVALID_HID;
+    hid_t fs = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    hsize_t len = (hsize_t)(f->count > 0 ? f->count : 1), start = (hsize_t)f->first,
+            cnt = (hsize_t)f->count;
+    hid_t ms = H5Screate_simple(1, &len, NULL);
+    static double none[1];
+    int rc = fs < 0 || ms < 0 || H5Sget_simple_extent_npoints(fs) != (hssize_t)f->n;
+    if (!rc)
+        rc = f->count > 0 ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL) < 0
+                          : (H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0);
+    if (!rc) rc = H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, f->dxpl, f->count > 0 ? buf : none) < 0;
+    for (int64_t k = 0; !rc && k < f->count; k++)
+        rc = isnan(buf[k]);
+    h5u_close(&ms, H5Sclose);
+    h5u_close(&fs, H5Sclose);
+    h5u_close(&d, H5Dclose);
+    return rc ? -1 : 0;
+}
+
+/* The first failure of a collective step, agreed. */
+static int agreed(ckpt_file *f, int bad) {
+    if (comm_agree(f->comm, bad, f->msg, sizeof f->msg)) {
+        f->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+int ckpt_block(ckpt_file *f, const char *name, double *block) {
+    if (f->failed) return -1;
+    int bad;
+    if (f->writing) {
+        h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
+        bad = h5u_write_1d(&c, f->file, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, f->n, f->first,
+                           f->count, block, f->dxpl) != 0;
+    } else {
+        bad = read_block(f, name, block) != 0;
+        if (bad)
+            snprintf(f->msg, sizeof f->msg,
+                     "%s: cannot read dataset %s (%lld numbers): the checkpoint is "
+                     "damaged or was written by another qmol version",
+                     f->path, name, (long long)f->n);
+    }
+    return agreed(f, bad);
+}
+
+int ckpt_scalar(ckpt_file *f, const char *name, double *value) {
+    if (f->failed) return -1;
+    int bad;
+    if (f->writing) {
+        h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
+        bad = h5u_put_f64(&c, f->group, name, value, 0) != 0;
+    } else {
+        hid_t a =
+            H5Aexists(f->group, name) > 0 ? H5Aopen(f->group, name, H5P_DEFAULT) : H5I_INVALID_HID;
+        bad = a < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, value) < 0 || isnan(*value);
+        h5u_close(&a, H5Aclose);
+        if (bad)
+            snprintf(f->msg, sizeof f->msg,
+                     "%s: cannot read attribute %s/%s (a number): the checkpoint is "
+                     "damaged or was written by another qmol version",
+                     f->path, CKPT_INTEGRATOR, name);
+    }
+    return agreed(f, bad);
+}
+
+int ckpt_close(ckpt_file *f, int commit, char *err, size_t errlen) {
+    int bad = close_handles(f) != 0 && f->writing && !f->failed;
+    if (bad) {
+        h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
+        h5u_fail(&c, "cannot close the checkpoint");
+    }
+    int rc = comm_agree(f->comm, bad || f->failed, f->msg, sizeof f->msg) ? -1 : 0;
+    if (rc) snprintf(err, errlen, "%s", f->msg[0] ? f->msg : "cannot write the checkpoint");
+    if (f->writing) {
+        int eno = 0; /* every rank has closed the file: rank 0 puts it in place */
+        if (f->rank == 0) {
+            if (rc || !commit)
+                unlink(f->partial);
+            else if (rename(f->partial, f->path) != 0)
+                eno = errno ? errno : EIO;
+        }
+        MPI_Bcast(&eno, 1, MPI_INT, 0, f->comm);
+        if (eno) {
+            snprintf(err, errlen, "cannot rename %s to %s: %s", f->partial, f->path, strerror(eno));
+            rc = -1;
+        }
+    }
+    free_file(f);
+    return rc;
+}
 /* A string attribute, malloc'd, or NULL. */
 static char *read_str(hid_t file, const char *name) {
     hid_t a = H5Aexists(file, name) > 0 ? H5Aopen(file, name, H5P_DEFAULT) : H5I_INVALID_HID;
@@ -137,52 +290,4 @@ void ckpt_info_free(ckpt_info *info) {
     free(info->args);
     free(info->output);
     memset(info, 0, sizeof *info);
-}
-
-/* Reads [first, first + count) of the 1-D dataset name (n doubles). */
-static int read_block(hid_t file, const char *name, int64_t n, int64_t first, int64_t count,
-                      double *buf, hid_t dxpl) {
-    hid_t d = H5Lexists(file, name, H5P_DEFAULT) > 0 ? H5Dopen2(file, name, H5P_DEFAULT)
-                                                     : H5I_INVALID_HID;
-    hid_t fs = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
-    hsize_t len = (hsize_t)(count > 0 ? count : 1), start = (hsize_t)first, cnt = (hsize_t)count;
-    hid_t ms = H5Screate_simple(1, &len, NULL);
-    static double none[1];
-    int rc = fs < 0 || ms < 0 || H5Sget_simple_extent_npoints(fs) != (hssize_t)n;
-    if (!rc)
-        rc = count > 0 ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL) < 0
-                       : (H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0);
-    if (!rc) rc = H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, dxpl, count > 0 ? buf : none) < 0;
-    h5u_close(&ms, H5Sclose);
-    h5u_close(&fs, H5Sclose);
-    h5u_close(&d, H5Dclose);
-    return rc ? -1 : 0;
-}
-
-int ckpt_read_block(const char *path, MPI_Comm comm, int64_t n, int64_t first, int64_t count,
-                    double *x_block, double *activity_block, char *err, size_t errlen) {
-    h5u_quiet q;
-    h5u_quiet_on(&q);
-    hid_t fapl = mpio_fapl(comm);
-    hid_t file = fapl >= 0 ? H5Fopen(path, H5F_ACC_RDONLY, fapl) : H5I_INVALID_HID;
-    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    int rc = file < 0 || dxpl < 0 || H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0;
-    rc = rc || read_block(file, "x", n, first, count, x_block, dxpl) ||
-         read_block(file, "activity", n, first, count, activity_block, dxpl);
-    for (int64_t k = 0; !rc && k < count; k++)
-        if (!isfinite(x_block[k])) rc = 1;
-    h5u_close(&dxpl, H5Pclose);
-    h5u_close(&fapl, H5Pclose);
-    if (file >= 0) H5Fclose(file);
-    h5u_quiet_off(&q);
-    char msg[512];
-    snprintf(msg, sizeof msg,
-             "--restart %s: cannot read the states (datasets x and activity of %lld "
-             "values, finite)",
-             path, (long long)n);
-    if (comm_agree(comm, rc, msg, sizeof msg)) {
-        snprintf(err, errlen, "%s", msg);
-        return -1;
-    }
-    return 0;
 }

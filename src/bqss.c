@@ -121,4 +121,14 @@ static void bqss_destroy(qss_engine *e) {
     e->method_data = NULL;
 }
 
-const qss_method bqss_method = {"bqss", 1, bqss_init, bqss_event, bqss_input_changed, bqss_destroy};
+/* The levels and the last transition time of every owned state. */
+static int bqss_state_io(qss_engine *e, state_io *io) {
+    bqss_data *b = e->method_data;
+    return io->field(io, "bqss_lower", b->lower) || io->field(io, "bqss_upper", b->upper) ||
+                   io->field(io, "bqss_last", b->last)
+               ? -1
+               : 0;
+}
+
+const qss_method bqss_method = {
+    "bqss", 1, bqss_init, bqss_event, bqss_input_changed, bqss_destroy, bqss_state_io};

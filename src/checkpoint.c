@@ -39,6 +39,7 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
     k->samples = samples;
     k->activity = activity;
     k->t_last = NAN;
+    k->wall0 = wallclock_seconds();
     k->path =
         c->checkpoint_file ? strdup(c->checkpoint_file) : h5out_sibling_path(output, ".ckpt.h5");
     k->info.args = strdup(c->args_text ? c->args_text : "");
@@ -61,6 +62,7 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
 }
 
 void checkpointer_free(checkpointer *k) {
+    checkpoint_restore_end(k);
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     free(k->path), free(k->x), free(k->xblock), free(k->ablock);
@@ -68,13 +70,79 @@ void checkpointer_free(checkpointer *k) {
     memset(k, 0, sizeof *k);
 }
 
-/* v, owned values, into `block` (this rank's directory block). */
+/* v, owned values, into `block` (this rank's directory block), and back. */
 static void owned_to_block(checkpointer *k, const double *v, double *block) {
     run_layout *l = k->layout;
     if (l->size == 1)
         memcpy(block, v, (size_t)l->m.n * sizeof *block);
     else
         redistribute(&l->to_blocks, v, block);
+}
+
+static void block_to_owned(checkpointer *k, const double *block, double *v) {
+    run_layout *l = k->layout;
+    if (l->size == 1)
+        memcpy(v, block, (size_t)l->m.n * sizeof *v);
+    else
+        redistribute_back(&l->to_blocks, block, v);
+}
+
+/* The integrator's fields and scalars go to and come from group
+ * CKPT_INTEGRATOR of the file in io->ctx. */
+typedef struct checkpoint_io field_io;
+
+static int integrator_field(state_io *io, const char *name, double *owned) {
+    field_io *f = (field_io *)io;
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
+    if (io->loading) {
+        if (ckpt_block(f->file, path, f->k->ablock)) {
+            io->why = ckpt_error(f->file);
+            return -1;
+        }
+        block_to_owned(f->k, f->k->ablock, owned);
+        return 0;
+    }
+    owned_to_block(f->k, owned, f->k->ablock);
+    if (ckpt_block(f->file, path, f->k->ablock) == 0) return 0;
+    io->why = ckpt_error(f->file);
+    return -1;
+}
+
+static int integrator_scalar(state_io *io, const char *name, double *value) {
+    field_io *f = (field_io *)io;
+    if (ckpt_scalar(f->file, name, value) == 0) return 0;
+    io->why = ckpt_error(f->file);
+    return -1;
+}
+
+/* The statistics as scalars stats.NAME: totals over ranks, windows as rank
+ * 0 counts them (stats.h, stats_carry_over). */
+static int stats_io(ckpt_file *f, qmol_stats *s) {
+    char name[64];
+    for (size_t i = 0; i < stats_nfields; i++) {
+        snprintf(name, sizeof name, "stats.%s", stats_fields[i].name);
+        double v = stats_fields[i].is_double ? *stats_wall(s, i) : (double)*stats_counter(s, i);
+        if (ckpt_scalar(f, name, &v)) return -1;
+        if (stats_fields[i].is_double)
+            *stats_wall(s, i) = v;
+        else
+            *stats_counter(s, i) = (uint64_t)v;
+    }
+    return 0;
+}
+
+/* The statistics of the run so far, over all ranks (collective). */
+static qmol_stats stats_so_far(checkpointer *k, const integrator_state *s) {
+    qmol_stats mine = k->stats ? *k->stats : (qmol_stats){0};
+    if (s->stats) s->stats(s->ictx, &mine);
+    if (k->global_once) stats_count_global_once(&mine, k->rank);
+    mine.wall_total = wallclock_seconds() - k->wall0;
+    uint64_t windows = mine.windows;
+    qmol_stats all = k->size > 1 ? stats_reduce(&mine, k->comm) : mine;
+    all.windows = windows; /* the same on every rank */
+    stats_carry_over(&all, &k->before, 0);
+    return all;
 }
 
 /* The samples at or before t: the next one to write is this + 1. */
@@ -92,32 +160,40 @@ static int64_t samples_done(const checkpointer *k, double t) {
 
 /* Writes the checkpoint at t (collective). States that are not finite are
  * not written over the last good checkpoint. */
-static int write_at(checkpointer *k, double t, void (*states)(void *, double, double *),
-                    void *ictx) {
+static int write_at(checkpointer *k, double t, const integrator_state *s) {
     run_layout *l = k->layout;
-    states(ictx, t, k->x);
+    s->states(s->ictx, t, k->x);
     int finite = 1;
     for (int32_t j = 0; j < l->m.n && finite; j++)
         finite = isfinite(k->x[j]);
     if (comm_agree(k->comm, finite ? 0 : 1, NULL, 0)) return 0; /* the run reports it */
-    owned_to_block(k, k->x, k->xblock);
-    if (k->activity)
-        owned_to_block(k, k->activity, k->ablock);
-    else
-        memset(k->ablock, 0, (size_t)k->block_count * sizeof *k->ablock);
+    checkpoint_restore_end(k);
+    qmol_stats so_far = stats_so_far(k, s);
     /* the samples the checkpoint counts as written must be on disk */
     if (k->out && h5out_flush(k->out, k->err, sizeof k->err)) return -1;
     k->info.t = t;
     k->info.next_sample = samples_done(k, t) + 1;
-    if (ckpt_write(k->path, k->comm, &k->info, k->block_first, k->block_count, k->xblock, k->ablock,
-                   k->err, sizeof k->err))
+    ckpt_file *f = ckpt_create(k->path, k->comm, &k->info, k->block_first, k->block_count, k->err,
+                               sizeof k->err);
+    if (!f) return -1;
+    owned_to_block(k, k->x, k->xblock);
+    int rc = ckpt_block(f, "x", k->xblock);
+    if (k->activity)
+        owned_to_block(k, k->activity, k->ablock);
+    else
+        memset(k->ablock, 0, (size_t)k->block_count * sizeof *k->ablock);
+    rc = rc || ckpt_block(f, "activity", k->ablock);
+    field_io io = {{.field = integrator_field, .scalar = integrator_scalar}, k, f};
+    rc = rc || (s->save && s->save(s->ictx, &io.io)) || stats_io(f, &so_far);
+    if (ckpt_close(f, !rc, k->err, sizeof k->err) || rc) {
+        if (rc) snprintf(k->err, sizeof k->err, "%s", ckpt_error(f));
         return -1;
+    }
     k->t_last = t;
     return 0;
 }
 
-int checkpoint_window_end(void *ctx, double t, void (*states)(void *ictx, double t, double *x),
-                          void *ictx) {
+int checkpoint_window_end(void *ctx, double t, const integrator_state *s) {
     checkpointer *k = ctx;
     int sim_due = k->every_sim > 0.0 && t >= k->next_sim;
     int64_t done = samples_done(k, t);
@@ -126,11 +202,14 @@ int checkpoint_window_end(void *ctx, double t, void (*states)(void *ictx, double
     /* the same decision on every rank: where to check is known to all */
     if (k->size > 1 && !sim_due && !at_sample && k->windows % CHECKPOINT_POLL_WINDOWS != 0)
         return 0;
-    int flags[2] = {received, k->rank == 0 && k->every_wall > 0.0 &&
-                                  wallclock_seconds() - k->last_wall >= k->every_wall};
-    if (k->size > 1) MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, k->comm);
+    int flags[3] = {received,
+                    k->rank == 0 && k->every_wall > 0.0 &&
+                        wallclock_seconds() - k->last_wall >= k->every_wall,
+                    s->failed};
+    if (k->size > 1) MPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MAX, k->comm);
+    if (flags[2]) return 0; /* the integrator reports it; the last checkpoint stays */
     if (!sim_due && !flags[0] && !flags[1]) return 0;
-    if (write_at(k, t, states, ictx)) return -1;
+    if (write_at(k, t, s)) return -1;
     if (sim_due)
         while (k->next_sim <= t)
             k->next_sim += k->every_sim;
@@ -145,17 +224,25 @@ int checkpoint_window_end(void *ctx, double t, void (*states)(void *ictx, double
 int checkpoint_restore(checkpointer *k, const char *path, double *activity, char *err,
                        size_t errlen) {
     run_layout *l = k->layout;
-    if (ckpt_read_block(path, k->comm, k->info.n, k->block_first, k->block_count, k->xblock,
-                        k->ablock, err, errlen))
+    k->reader = ckpt_open(path, k->comm, k->info.n, k->block_first, k->block_count, err, errlen);
+    if (!k->reader) return -1;
+    int rc = ckpt_block(k->reader, "x", k->xblock) ||
+             ckpt_block(k->reader, "activity", k->ablock) || stats_io(k->reader, &k->before);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "--restart %s", ckpt_error(k->reader));
+    int finite = 1;
+    for (int64_t j = 0; !rc && finite && j < k->block_count; j++)
+        finite = isfinite(k->xblock[j]);
+    if (!rc && !finite)
+        snprintf(msg, sizeof msg, "--restart %s: dataset x holds a value that is not finite", path);
+    if (rc || comm_agree(k->comm, finite ? 0 : 1, msg, sizeof msg)) {
+        snprintf(err, errlen, "%s", msg);
+        checkpoint_restore_end(k);
         return -1;
-    if (l->size == 1) {
-        memcpy(k->x, k->xblock, (size_t)l->m.n * sizeof *k->x);
-        if (activity) memcpy(activity, k->ablock, (size_t)l->m.n * sizeof *activity);
-    } else {
-        redistribute_back(&l->to_blocks, k->xblock, k->x);
-        if (activity) redistribute_back(&l->to_blocks, k->ablock, activity);
-        halo_exchange(&l->halo, k->x); /* the ghosts' values */
     }
+    block_to_owned(k, k->xblock, k->x);
+    if (activity) block_to_owned(k, k->ablock, activity);
+    if (l->size > 1) halo_exchange(&l->halo, k->x); /* the ghosts' values */
     int64_t *gid = malloc(((size_t)l->m.n_cols + 1) * sizeof *gid);
     int ok = gid != NULL;
     for (int32_t j = 0; ok && j < l->m.n_cols; j++)
@@ -164,7 +251,17 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
     free(gid);
     if (comm_agree(k->comm, ok ? 0 : -1, NULL, 0)) {
         snprintf(err, errlen, "out of memory for the restart's starting values");
+        checkpoint_restore_end(k);
         return -1;
     }
+    k->loader = (field_io){
+        {.loading = 1, .field = integrator_field, .scalar = integrator_scalar}, k, k->reader};
     return 0;
+}
+
+void checkpoint_restore_end(checkpointer *k) {
+    if (!k->reader) return;
+    char err[16];
+    ckpt_close(k->reader, 0, err, sizeof err);
+    k->reader = NULL;
 }

@@ -7,10 +7,14 @@
  * SIGINT, and then stops. On several ranks the decision is agreed: every
  * rank checks at the same window ends (each sample, each simulated-time
  * checkpoint, and every CHECKPOINT_POLL_WINDOWS windows) with one Allreduce.
- * A checkpoint holds the states and event counts at t (io/ckpt.h); the run
- * resumes from them, on any number of ranks, with fresh integrator state:
- * the result agrees with an uninterrupted run to the tolerance, not bit for
- * bit (QSS quanta and CVODE's step history start anew at t).
+ * A checkpoint holds the states and event counts at t, the integrator's own
+ * state (integrator_state.save: for QSS methods every polynomial, quantum,
+ * next time and Jacobian estimate, the window length; for CVODE its step
+ * size) and the statistics so far (io/ckpt.h). A resumed run reads them
+ * back, on any number of ranks. On the same number of ranks a QSS run then
+ * goes on exactly as the uninterrupted run would have; CVODE starts its
+ * step history anew (SUNDIALS cannot restore it), which changes the result
+ * within the tolerance. See docs/reliability.md.
  */
 #ifndef QMOL_CHECKPOINT_H
 #define QMOL_CHECKPOINT_H
@@ -23,6 +27,9 @@
 /* Exit code and integrator return code of a run stopped by a signal. */
 #define QMOL_STOPPED INTEGRATOR_STOPPED
 #define CHECKPOINT_POLL_WINDOWS 64
+/* --checkpoint-every when not given (seconds of wall time): a long run never
+ * loses more than this, and a run shorter than it writes no checkpoint. */
+#define CHECKPOINT_DEFAULT_WALL 1800.0
 
 typedef struct checkpointer {
     run_layout *layout;
@@ -34,8 +41,20 @@ typedef struct checkpointer {
     uint64_t windows;
     const double *times; /* the sample times, to count the samples written */
     int64_t samples;
-    const double *activity; /* owned event counts, or NULL */
-    struct h5out *out;      /* the output, flushed before each checkpoint (set by the caller) */
+    const double *activity;  /* owned event counts, or NULL */
+    struct h5out *out;       /* the output, flushed before each checkpoint (set by the caller) */
+    const qmol_stats *stats; /* the run's (this rank's), saved as totals (set by the caller) */
+    int global_once;         /* CVODE: its solver counters count once (stats.h) */
+    double wall0;            /* when the run started (wall_total of a checkpoint) */
+    ckpt_file *reader;       /* a restart: its checkpoint, open while the integrator loads */
+    /* a restart: loads the integrator's state from reader (&loader.io is
+     * integrator_options.resume) */
+    struct checkpoint_io {
+        state_io io;
+        struct checkpointer *k;
+        ckpt_file *file;
+    } loader;
+    qmol_stats before; /* a restart: what the stopped run counted */
     double *x, *xblock, *ablock;
     int64_t block_first, block_count; /* this rank's block of the checkpoint's states */
     ckpt_info info;                   /* args, output, n; t and next_sample per checkpoint */
@@ -49,16 +68,20 @@ typedef struct checkpointer {
 int checkpointer_init(checkpointer *k, const run_config *c, const char *output, run_layout *layout,
                       const double *times, int64_t samples, double t0, const double *activity);
 /* integrator_options.window_end (ctx: the checkpointer). */
-int checkpoint_window_end(void *ctx, double t, void (*states)(void *ictx, double t, double *x),
-                          void *ictx);
-/* Restores the states (as starting values, initial.h) and, when activity is
- * set, the owned event counts from the checkpoint at path. Collective.
- * Returns 0, or -1 with err (agreed). */
+int checkpoint_window_end(void *ctx, double t, const integrator_state *s);
+/* Restores the states (as starting values, initial.h), the owned event
+ * counts when activity is set, and the statistics so far (k->before) from
+ * the checkpoint at path, and leaves it open for the integrator to load its
+ * own state through &k->loader.io (integrator_options.resume). Collective. Returns
+ * 0, or -1 with err (agreed). */
 int checkpoint_restore(checkpointer *k, const char *path, double *activity, char *err,
                        size_t errlen);
+/* Collective: closes the checkpoint checkpoint_restore opened. */
+void checkpoint_restore_end(checkpointer *k);
 /* integrator_options.stop_requested: 1 once SIGTERM or SIGINT arrived. */
 int checkpoint_stop_requested(void);
-/* Restores the default signal handlers and frees k. */
+/* Restores the default signal handlers and frees k (collective when a
+ * restart's checkpoint is still open). */
 void checkpointer_free(checkpointer *k);
 
 #endif

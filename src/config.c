@@ -69,8 +69,8 @@ void config_usage(void) {
            "  --activity A          QSS and mixed: /activity/events per state over the run\n"
            "                        (total, default), also per sample interval (samples)\n"
            "  --checkpoint-every I  write a checkpoint every I of simulated time, or of wall\n"
-           "                        time with a unit: 600s, 10m, 2h (default: none; SIGTERM\n"
-           "                        and SIGINT always stop at a checkpoint)\n"
+           "                        time with a unit: 600s, 10m, 2h; off: none (default:\n"
+           "                        30m; SIGTERM and SIGINT always stop at a checkpoint)\n"
            "  --checkpoint-file F   the checkpoint (default: the output with .ckpt.h5)\n"
            "  --restart CKPT.h5     resume a stopped run from its checkpoint (its options come\n"
            "                        from the checkpoint; --checkpoint-every, --checkpoint-file,\n"
@@ -369,10 +369,13 @@ static int apply(run_config *c, const char *key, const char *value, const char *
             return failf(err, errlen, "%s%s\"%s\": %s", where, sep, value, why);
         if (set_string(&c->output_states, value)) return failf(err, errlen, "out of memory");
     } else if (!strcmp(key, "checkpoint-every")) {
-        if (parse_interval(value, &c->checkpoint_sim, &c->checkpoint_wall) != 0)
+        c->checkpoint_off = !strcmp(value, "off");
+        if (c->checkpoint_off)
+            c->checkpoint_sim = c->checkpoint_wall = 0.0;
+        else if (parse_interval(value, &c->checkpoint_sim, &c->checkpoint_wall) != 0)
             return failf(err, errlen,
-                         "%s%s%s: must be a simulated time > 0, or a wall time > 0 with a unit "
-                         "(600s, 10m, 2h)",
+                         "%s%s%s: must be a simulated time > 0, a wall time > 0 with a unit "
+                         "(600s, 10m, 2h), or off",
                          where, sep, value);
     } else if (!strcmp(key, "checkpoint-file")) {
         if (!*value) return failf(err, errlen, "%s: empty file name", where);

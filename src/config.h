@@ -59,6 +59,7 @@ typedef struct run_config {
     int activity_per_sample;                /* --activity samples: also /activity/per_sample */
     int compress;                           /* deflate level of /states (0: none) */
     double checkpoint_sim, checkpoint_wall; /* --checkpoint-every: one > 0, or both 0 */
+    int checkpoint_off;                     /* --checkpoint-every off: not even the default */
     char *checkpoint_file;                  /* NULL: the output's name with .ckpt.h5 */
     char *restart;                          /* --restart CKPT, or NULL */
     char *args_text; /* the arguments, one per line, without --restart (for checkpoints) */

@@ -28,6 +28,8 @@ typedef enum method_id {
 
 struct halo_plan;
 struct progress;
+struct state_io;
+struct integrator_state;
 
 /* CVODE linear solvers; LINSOL_AUTO is resolved by cvode_choose_linsol. */
 typedef enum linsol_id { LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR, LINSOL_AUTO } linsol_id;
@@ -74,18 +76,23 @@ typedef struct integrator_options {
      * (owned states, the layout's order), or NULL. */
     double *activity;
     /* Checkpoints (run.c): window_end is called at the same window ends and
-     * samples on every rank (collective), with the time and a function that
-     * fills x with the owned states there; non-zero stops the run (the
-     * integrator returns it). NULL: none. window_cap > 0 bounds windows on
-     * one rank, so that window_end comes often enough. */
-    int (*window_end)(void *ctx, double t, void (*states)(void *ictx, double t, double *x),
-                      void *ictx);
+     * samples on every rank (collective) with the time and the integrator's
+     * state there (integrator_state); non-zero stops the run (the integrator
+     * returns it). NULL: none. window_cap > 0 bounds windows on one rank, so
+     * that window_end comes often enough. */
+    int (*window_end)(void *ctx, double t, const struct integrator_state *s);
     void *window_ctx;
     double window_cap;
     /* One rank: polled every 2^16 QSS events; non-zero ends the window at
      * once (a signal arrived), so that window_end comes soon. NULL: never. */
     int (*stop_requested)(void);
-    /* The first sample to deliver (1-based; 0 means 1): a resumed run's. */
+    /* A resumed run: the integration starts at t0, the checkpoint's time,
+     * from the starting values (initial.h) and then reads its own state back
+     * from resume (state_io, loading); run_t0 is the run's own t0, which
+     * default window lengths scale with. first_sample: the first sample to
+     * deliver (1-based; 0 means 1). */
+    struct state_io *resume;
+    double run_t0;
     int64_t first_sample;
     /* Progress reports (progress.h), or NULL. */
     struct progress *progress;
@@ -103,6 +110,33 @@ static inline double sample_time(double t0, double tf, int64_t k, int64_t K) {
 static inline double sample_at(const integrator_options *o, int64_t k) {
     return o->sample_times ? o->sample_times[k - 1] : sample_time(o->t0, o->tf, k, o->samples);
 }
+
+/* An integrator's state in a checkpoint, and back: one function describes
+ * it for both directions. It passes each per-state field (one double per
+ * owned state, the layout's order) and each scalar (the same on every rank)
+ * to io, which stores them (saving) or overwrites them with the stored
+ * values (loading: io->loading). Collective; the calls and names must be the
+ * same on every rank. Each returns 0, or -1 (agreed; the run stops). */
+typedef struct state_io {
+    int loading;
+    const char *why; /* set by io, or by the integrator, on failure */
+    int (*field)(struct state_io *io, const char *name, double *owned);
+    int (*scalar)(struct state_io *io, const char *name, double *value);
+    void *ctx;
+} state_io;
+
+/* What window_end receives: the owned states' values at t (states), the
+ * function that passes the integrator's own state to a state_io (save; NULL:
+ * the states are all), one that adds to s what the integrator counts for
+ * itself until it returns (stats; NULL: nothing), and whether this rank
+ * failed in the window (then no rank writes a checkpoint). */
+typedef struct integrator_state {
+    void (*states)(void *ictx, double t, double *x);
+    int (*save)(void *ictx, state_io *io);
+    void (*stats)(void *ictx, qmol_stats *s);
+    void *ictx;
+    int failed; /* this rank failed in the window (not yet agreed): no checkpoint */
+} integrator_state;
 
 /* What an integrator returns when window_end stopped the run (a signal):
  * the same on every rank. */

@@ -124,5 +124,7 @@ void liqss_input_changed(qss_engine *e, int32_t j, double t) {
     eng_schedule_liqss(e, j, t);
 }
 
-const qss_method liqss1_method = {"liqss1", 1, liqss_init, liqss1_event, liqss_input_changed, NULL};
-const qss_method liqss2_method = {"liqss2", 2, liqss_init, liqss2_event, liqss_input_changed, NULL};
+const qss_method liqss1_method = {"liqss1", 1,   liqss_init, liqss1_event, liqss_input_changed,
+                                  NULL,     NULL};
+const qss_method liqss2_method = {"liqss2", 2,   liqss_init, liqss2_event, liqss_input_changed,
+                                  NULL,     NULL};

@@ -302,7 +302,7 @@ static int mliqss_init(qss_engine *e) {
     return liqss_setup(e, 1);
 }
 
-const qss_method mliqss1_method = {"mliqss1",           1,   mliqss_init, mliqss_event,
-                                   liqss_input_changed, NULL};
-const qss_method mliqss2_method = {"mliqss2",           2,   mliqss_init, mliqss_event,
-                                   liqss_input_changed, NULL};
+const qss_method mliqss1_method = {"mliqss1",           1,    mliqss_init, mliqss_event,
+                                   liqss_input_changed, NULL, NULL};
+const qss_method mliqss2_method = {"mliqss2",           2,    mliqss_init, mliqss_event,
+                                   liqss_input_changed, NULL, NULL};

@@ -29,6 +29,9 @@ typedef struct qss_method {
      * at a window end): re-evaluate x_j's derivatives and reschedule j. */
     void (*input_changed)(qss_engine *e, int32_t j, double t);
     void (*destroy)(qss_engine *e);
+    /* Optional: passes the method's own per-state fields to io (see
+     * eng_state_io). */
+    int (*state_io)(qss_engine *e, state_io *io);
 } qss_method;
 
 /* watched_q bits: q_i feeds the BDF block (on_q_change is called) and/or a
@@ -139,6 +142,11 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t);
 static inline int eng_reads_self(const qss_engine *e, int32_t i) {
     return e->m->diag_entry[i] >= 0;
 }
+/* Passes the engine's state at a window end (every owned state's
+ * polynomials, times, quantum, next time, Jacobian estimates and the
+ * method's fields) to io: a checkpoint saves it, a restart loads it and
+ * refreshes the ghosts. Collective. Returns 0, or -1 (agreed) with io->why. */
+int eng_state_io(qss_engine *e, state_io *io);
 /* Stops the run with a message (first failure wins). */
 void eng_fail(qss_engine *e, const char *fmt, ...);
 

@@ -41,11 +41,42 @@ static int emit_sample(qss_engine *e, int64_t k, double T, double *buf, sample_f
     return rc;
 }
 
-/* integrator_options.window_end's states: the owned x's at t. */
+/* What a checkpoint of a QSS run holds besides the engine: the last window
+ * length (the next may grow to twice it) and the window watch's reach (the
+ * smallest over the ranks: the next window's proposal is a minimum too). */
+typedef struct qss_run_state {
+    qss_engine *e;
+    window_watch *watch; /* several ranks, or NULL */
+    double *window;
+    double wall_start, output_start; /* the loop's start: wall clock, stats->wall_output */
+} qss_run_state;
+
+/* integrator_state's states: the owned x's at t. */
 static void owned_states(void *ictx, double t, double *x) {
-    qss_engine *e = ictx;
-    for (int32_t j = 0; j < e->n; j++)
-        x[j] = eng_x_at(e, j, t);
+    qss_run_state *s = ictx;
+    for (int32_t j = 0; j < s->e->n; j++)
+        x[j] = eng_x_at(s->e, j, t);
+}
+
+/* integrator_state's stats: the integration's wall time so far (the loop
+ * adds it when it ends). */
+static void run_stats(void *ictx, qmol_stats *st) {
+    qss_run_state *s = ictx;
+    st->wall_integrate +=
+        wallclock_seconds() - s->wall_start - (s->e->stats->wall_output - s->output_start);
+}
+
+/* integrator_state's save, and a restart's load. */
+static int run_state_io(void *ictx, state_io *io) {
+    qss_run_state *s = ictx;
+    double reach = s->watch ? s->watch->reach : INFINITY;
+    if (s->watch && !io->loading)
+        MPI_Allreduce(MPI_IN_PLACE, &reach, 1, MPI_DOUBLE, MPI_MIN, s->e->halo->comm);
+    if (eng_state_io(s->e, io) || io->scalar(io, "window", s->window) ||
+        io->scalar(io, "reach", &reach))
+        return -1;
+    if (s->watch && io->loading) s->watch->reach = reach;
+    return 0;
 }
 
 const qss_method *qss_method_of(method_id m) {
@@ -176,6 +207,10 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     double w1 = wallclock_seconds(), out0 = stats->wall_output;
     double wmin, wmax, W = 0.0, T = o->t0, last_t = o->t0;
     window_bounds(o, &wmin, &wmax);
+    qss_run_state run = {e, e->halo ? &watch : NULL, &W, w1, out0};
+    integrator_state state = {owned_states, run_state_io, run_stats, &run, 0};
+    if (o->resume && run_state_io(&run, o->resume) != 0)
+        eng_fail(e, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
     int adaptive = e->halo && !(o->window > 0.0);
     uint64_t same_time = 0;
     int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
@@ -236,7 +271,8 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         }
         T = T_end;
         if (next_k > o->samples) break;
-        if (o->window_end && (rc = o->window_end(o->window_ctx, T, owned_states, e)) != 0) break;
+        state.failed = e->failed;
+        if (o->window_end && (rc = o->window_end(o->window_ctx, T, &state)) != 0) break;
     }
     stats->wall_integrate += wallclock_seconds() - w1 - (stats->wall_output - out0);
     if (e->failed) rc = -1;

@@ -209,9 +209,9 @@ int qssx_setup_boundary(qss_engine *e) {
 }
 
 /* Window length bounds: window_min defaults to 1e-6 of the run, window_max
- * to the sample interval. */
+ * to the sample interval (of the whole run, also when it was resumed). */
 void window_bounds(const integrator_options *o, double *wmin, double *wmax) {
-    double span = o->tf - o->t0;
+    double span = o->tf - (o->resume ? o->run_t0 : o->t0);
     *wmax = o->window_max > 0.0 ? o->window_max : span / (double)o->samples;
     *wmin = o->window_min > 0.0 ? o->window_min : 1e-6 * span;
     if (*wmin > *wmax) *wmin = *wmax;

@@ -179,15 +179,15 @@ static void reduce_stats(const qmol_stats *mine, qmol_stats *all, MPI_Comm comm)
         MPI_Allreduce(MPI_IN_PLACE, w[k], 1, MPI_DOUBLE, MPI_MAX, comm);
 }
 
-/* CVODE's solver counters (steps, Newton and linear iterations, test
- * failures, preconditioner set-ups) are global, the same on every rank: rank
- * 0 keeps them and the others report 0, so that the totals over ranks (and
- * /stats) are the solver's. Row evaluations stay per rank. */
-static void count_global_once(qmol_stats *s, int rank) {
-    if (rank == 0) return;
-    s->crossings = s->time_events = 0; /* every rank handles every event */
-    s->events = s->steps = s->newton_iters = s->lin_iters = 0;
-    s->err_test_fails = s->conv_fails = s->jac_setups = 0;
+/* Closes an output that will not be finished: removed, or kept as
+ * PATH.partial for a restart when a checkpoint refers to it. */
+static void drop_output(h5out *out, int keep) {
+    if (!keep) {
+        h5out_abort(out);
+        return;
+    }
+    char err[256];
+    h5out_suspend(out, err, sizeof err);
 }
 
 /* The methods of this rank's output block of states (several ranks: moved
@@ -476,7 +476,7 @@ int run_execute(const run_config *cin) {
     output_plan plan;
     memset(&plan, 0, sizeof plan);
     checkpointer ck;
-    int have_ck = 0;
+    int have_ck = 0, keep_partial = 0; /* keep_partial: OUTPUT.partial outlives a failure */
     h5out_grid grid;
     memset(&grid, 0, sizeof grid);
     h5out *out = NULL;
@@ -510,7 +510,13 @@ int run_execute(const run_config *cin) {
     struct stat st;
     /* rank 0 looks at the file system; everyone follows its verdict */
     int bad = 0;
+    /* runs that write checkpoints (all but mixed runs and discontinuities) */
+    int can_checkpoint = c.method != METHOD_MIXED && !problem_has_discontinuities(&prob);
     if (rank == 0) {
+        /* a stopped run's checkpoint is not written over unasked */
+        char *ck_path = !can_checkpoint || c.restart ? NULL
+                        : c.checkpoint_file          ? strdup(c.checkpoint_file)
+                                                     : h5out_sibling_path(path, ".ckpt.h5");
         /* the directory first: nothing is computed for a file that cannot be written */
         const char *slash = strrchr(path, '/');
         char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
@@ -563,15 +569,22 @@ int run_execute(const run_config *cin) {
                      "--output %s: its XDMF file %s exists (pass --overwrite to replace it)", path,
                      xmf);
             bad = 1;
+        } else if (ck_path && !c.overwrite && access(ck_path, F_OK) == 0) {
+            snprintf(err, sizeof err,
+                     "--output %s: the checkpoint %s of a stopped run exists: resume it (qmol run "
+                     "--restart %s), or pass --overwrite to start anew",
+                     path, ck_path, ck_path);
+            bad = 1;
         }
         free(dir);
+        free(ck_path);
     }
     if (comm_agree(comm, bad, err, sizeof err)) {
         SAY("qmol: error: %s\n", err);
         goto done;
     }
     int checkpoints = c.restart || c.checkpoint_sim > 0.0 || c.checkpoint_wall > 0.0;
-    if (checkpoints && (c.method == METHOD_MIXED || problem_has_discontinuities(&prob))) {
+    if (checkpoints && !can_checkpoint) {
         SAY("qmol: error: %s: not available for %s (%s)\n",
             c.restart ? "--restart" : "--checkpoint-every",
             c.method == METHOD_MIXED ? "--method mixed" : def->name,
@@ -695,6 +708,7 @@ int run_execute(const run_config *cin) {
     }
     free(resume.args), free(resume.output); /* its t and next_sample stay */
     resume.args = resume.output = NULL;
+    keep_partial = c.restart != NULL; /* the stopped run's samples */
     out = c.restart ? h5out_reopen(path, &meta, resume.next_sample, err, sizeof err)
                     : h5out_create(path, &meta, err, sizeof err);
     if (!out) { /* about the file, or the --output-states selection */
@@ -743,7 +757,9 @@ int run_execute(const run_config *cin) {
         }
     }
     /* checkpoints and SIGTERM/SIGINT (not for mixed runs and discontinuities) */
-    if (c.method != METHOD_MIXED && !problem_has_discontinuities(&prob)) {
+    if (can_checkpoint) {
+        if (!c.checkpoint_off && !(c.checkpoint_sim > 0.0) && !(c.checkpoint_wall > 0.0))
+            c.checkpoint_wall = CHECKPOINT_DEFAULT_WALL;
         if (checkpointer_init(&ck, &c, path, &layout, plan.times, plan.samples, prob.t0,
                               activity) != 0) {
             SAY("qmol: error: out of memory for checkpoints\n");
@@ -751,6 +767,8 @@ int run_execute(const run_config *cin) {
         }
         have_ck = 1;
         ck.out = out;
+        ck.stats = &stats;
+        ck.global_once = c.method == METHOD_CVODE;
         o.window_end = checkpoint_window_end;
         o.stop_requested = checkpoint_stop_requested;
         o.window_ctx = &ck;
@@ -762,9 +780,12 @@ int run_execute(const run_config *cin) {
             goto done;
         }
         if (sink.previous) memcpy(sink.previous, activity, (size_t)mp->n * sizeof *activity);
+        o.run_t0 = o.t0;
         o.t0 = resume.t;
+        o.resume = &ck.loader.io;
         o.first_sample = resume.next_sample;
         ck.next_sim = resume.t + c.checkpoint_sim;
+        ck.t_last = resume.t; /* the checkpoint in place */
         if (rank == 0 && !c.quiet)
             printf("qmol: resuming from %s at t = %.17g (sample %lld of %lld next)\n", c.restart,
                    resume.t, (long long)resume.next_sample, (long long)c.samples);
@@ -780,6 +801,8 @@ int run_execute(const run_config *cin) {
                   ? mixed_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
                   : qss_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err);
     progress_end(&prog);
+    if (have_ck) checkpoint_restore_end(&ck);                   /* the integrator has read it */
+    keep_partial = c.restart || (have_ck && !isnan(ck.t_last)); /* a checkpoint refers to it */
     if (irc == QMOL_STOPPED) { /* a signal: the output so far stays, the checkpoint says where */
         h5out_suspend(out, err, sizeof err);
         out = NULL;
@@ -787,6 +810,11 @@ int run_execute(const run_config *cin) {
             "resume with: qmol run --restart %s\n",
             ck.signal, ck.t_last, ck.path, path, ck.path);
         rc = QMOL_STOPPED;
+        goto done;
+    }
+    if (irc != 0 && c.restart && ck.loader.io.why) { /* the integrator's state is not there */
+        SAY("qmol: error: --restart %s\n", err);
+        rc = 2;
         goto done;
     }
     if (irc != 0 && have_ck && !isnan(ck.t_last)) { /* keep what a restart needs */
@@ -804,21 +832,21 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: %s on %s: %s%s%s\n", method_name(c.method), def->name,
             err[0] ? err : "the integration failed", have_ck && ck.err[0] ? ": " : "",
             have_ck ? ck.err : "");
-        h5out_abort(out);
+        drop_output(out, keep_partial);
         out = NULL;
         rc = 1;
         goto done;
     }
     if (events.failed) {
         SAY("qmol: error: out of memory keeping the zero crossings for /events\n");
-        h5out_abort(out);
+        drop_output(out, keep_partial);
         out = NULL;
         rc = 1;
         goto done;
     }
     if (activity && write_activity(out, &layout, activity, err, sizeof err) != 0) {
         SAY("qmol: error: --output %s: %s\n", path, err);
-        h5out_abort(out);
+        drop_output(out, keep_partial);
         out = NULL;
         rc = 1;
         goto done;
@@ -827,13 +855,14 @@ int run_execute(const run_config *cin) {
         h5out_events(out, events.count, events.time, events.crossing, events.direction, err,
                      sizeof err) != 0) {
         SAY("qmol: error: --output %s: %s\n", path, err);
-        h5out_abort(out);
+        drop_output(out, keep_partial);
         out = NULL;
         rc = 1;
         goto done;
     }
     stats.wall_total = wallclock_seconds() - w0;
-    if (c.method == METHOD_CVODE) count_global_once(&stats, rank);
+    if (c.method == METHOD_CVODE) stats_count_global_once(&stats, rank);
+    if (c.restart) stats_carry_over(&stats, &ck.before, rank); /* /stats: the whole run */
     qmol_stats total;
     reduce_stats(&stats, &total, comm);
     if (h5out_finish(out, &stats, err, sizeof err) != 0) {
@@ -857,7 +886,7 @@ int run_execute(const run_config *cin) {
         print_summary(&c, &prob, path, xmf, &total, size, per_state, peak_mb);
     rc = 0;
 done:
-    if (out) h5out_abort(out);
+    if (out) drop_output(out, keep_partial);
     if (have_ck) checkpointer_free(&ck);
     initial_clear();
     layout_free(&layout);

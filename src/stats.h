@@ -2,6 +2,8 @@
 #ifndef QMOL_STATS_H
 #define QMOL_STATS_H
 
+#include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct qmol_stats {
@@ -28,5 +30,31 @@ typedef struct qmol_stats {
     double wall_setup, wall_partition, wall_integrate, wall_exchange, wall_wait, wall_output,
         wall_total;
 } qmol_stats;
+
+/* The fields by name: counters (uint64_t) and wall times (double, is_double)
+ * at offset off. */
+typedef struct stats_field {
+    const char *name;
+    size_t off;
+    int is_double;
+} stats_field;
+extern const stats_field stats_fields[];
+extern const size_t stats_nfields;
+uint64_t *stats_counter(qmol_stats *s, size_t i);
+double *stats_wall(qmol_stats *s, size_t i);
+
+/* Collective: the totals over ranks. Counters add up; wall times do not
+ * (the ranks run their phases at the same time): a phase takes the longest
+ * rank's time. */
+qmol_stats stats_reduce(const qmol_stats *mine, MPI_Comm comm);
+/* CVODE's solver counters and the discrete events are the same on every
+ * rank: ranks other than 0 zero them, so that totals over ranks are the
+ * solver's (row evaluations stay per rank). */
+void stats_count_global_once(qmol_stats *s, int rank);
+/* A resumed run adds what its checkpoint counted before (`before`: totals
+ * over the stopped run's ranks, windows as rank 0 counted them): counters on
+ * rank 0, windows and wall times on every rank, so that the totals over the
+ * ranks (and /stats) cover the whole run. */
+void stats_carry_over(qmol_stats *s, const qmol_stats *before, int rank);
 
 #endif

@@ -2,23 +2,33 @@
 """Checkpoints, stops and restarts (--checkpoint-every, SIGTERM, --restart).
 
 - LIQSS2 on adr2d, killed with SIGKILL after a checkpoint, then resumed on
-  1 rank and (from a copy of the same checkpoint and output) on 2 ranks: the
-  samples written before the checkpoint equal the uninterrupted run's bit
-  for bit (checkpoints do not change the trajectory); the final result is
-  within tol (e_rr) of the uninterrupted run.
+  1 rank: every sample, /activity and /stats' event count equal the
+  uninterrupted run's bit for bit (the checkpoint holds the whole QSS
+  state); resumed (from a copy of the same checkpoint and output) on 2
+  ranks: within tol (e_rr) of the uninterrupted run.
 - The same run on 2 ranks stopped with SIGTERM to both ranks: exit code 3,
-  the message names the checkpoint and how to resume; resumed on 1 rank,
+  the message names the checkpoint and how to resume; resumed on 2 ranks,
+  equal to the uninterrupted 2-rank run bit for bit; resumed on 1 rank,
   within tol.
+- QSS3, BQSS (the method's own fields) and mLIQSS2 (Jacobian estimates per
+  row entry), killed and resumed on 1 rank: equal bit for bit.
 - CVODE on heat2d (exact solution) killed and resumed: its error against
   the exact solution at most 1.5 x the uninterrupted run's + tol/10 (tol
   1e-4; see HEAT_TOL).
-- A truncated file, a result file, a missing file, an option that cannot
-  change on a restart: exit 2, one line naming the input.
+- A run that blows up (adr1d with r < 0: u' ~ u^3) after checkpoints:
+  exit 1, the message names the last checkpoint, whose states are finite
+  and older than the failure; OUTPUT.partial stays. A derivative that is
+  NaN at once on 2 ranks: exit 1, the message names the state, its rank,
+  the time and the method, and nothing is left.
+- A truncated file, a result file, a missing file, a checkpoint without one
+  of the integrator's fields, an option that cannot change on a restart:
+  exit 2, one line naming the input.
 
 usage: checkpoint_test.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
 import math
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -36,6 +46,11 @@ ADR = ["--problem", "adr2d", "--set", "nx=400", "--set", "ny=200", "--tf", "4",
 # step history alone (2.9e-2 uninterrupted, 3.0e-2 to 4.8e-2 resumed at t =
 # 0.05 or 0.02), so the comparison would measure that, not the restart.
 HEAT_TOL = 1e-4
+SMALL = ["--problem", "adr2d", "--set", "nx=200", "--set", "ny=100", "--tf", "2", "--samples",
+         "4", "--tol", str(TOL), "--quiet"]
+# (method, extra args, checkpoint time to wait for): runs of 1-3 s
+METHOD_CASES = [("qss3", [], 0.3), ("mliqss2", [], 0.3),
+                ("bqss", ["--set", "nx=60", "--set", "ny=30"], 0.5)]
 HEAT = ["--problem", "heat2d", "--set", "nx=150", "--set", "ny=150", "--tf", "0.1",
         "--samples", "5", "--method", "cvode", "--tol", str(HEAT_TOL), "--quiet"]
 
@@ -94,6 +109,15 @@ def err_rr(a, b):
     return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
+def same_run(a, b):
+    """Whether result files a and b hold the same samples, activity and event count."""
+    with h5py.File(a, "r") as f, h5py.File(b, "r") as g:
+        return (np.array_equal(f["time"][()], g["time"][()])
+                and np.array_equal(f["states"][()], g["states"][()])
+                and np.array_equal(f["activity/events"][()], g["activity/events"][()])
+                and f["stats"].attrs["events"] == g["stats"].attrs["events"])
+
+
 def fresh(path):
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
@@ -124,8 +148,10 @@ def main():
     # the uninterrupted runs
     base = fresh(os.path.join(s, "base"))
     subprocess.run(cmd(args, 1) + ADR + ["--output", "full.h5"], cwd=base, check=True)
+    subprocess.run(cmd(args, 2) + ADR + ["--output", "full2.h5"], cwd=base, check=True)
     subprocess.run(cmd(args, 1) + HEAT + ["--output", "heat.h5"], cwd=base, check=True)
-    t_full, full = states(os.path.join(base, "full.h5"))
+    full_path = os.path.join(base, "full.h5")
+    t_full, full = states(full_path)
 
     # SIGKILL after a checkpoint at t >= 1.5; resumed on 1 and on 2 ranks
     killed = fresh(os.path.join(s, "killed"))
@@ -136,6 +162,7 @@ def main():
     t_ck = ckpt_time(os.path.join(killed, "run.ckpt.h5"))
     kept = os.path.join(s, "kept.ckpt.h5")  # for the refusals below
     shutil.copy(os.path.join(killed, "run.ckpt.h5"), kept)
+    shutil.copy(os.path.join(killed, "run.h5.partial"), os.path.join(s, "kept.partial"))
     copy = os.path.join(s, "killed-copy")
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(killed, copy)
@@ -149,16 +176,21 @@ def main():
             continue
         t, x = states(out)
         before = int(np.searchsorted(t_full, t_ck, side="right"))
-        same = np.array_equal(x[:before], full[:before])
+        same_before = np.array_equal(x[:before], full[:before])
+        identical = same_run(out, full_path)
         e = err_rr(x, full)
         left = [f for f in ("run.h5.partial", "run.ckpt.h5") if os.path.exists(os.path.join(where, f))]
-        print("%s: samples 1..%d identical %s, e_rr %.3e (tol %g), left %s"
-              % (label, before, same, e, TOL, left))
-        if not np.array_equal(t, t_full) or not same or not e <= TOL or left:
-            fails.append("%s: times equal %s, first %d samples identical %s, e_rr %.3e, left %s"
-                         % (label, np.array_equal(t, t_full), before, same, e, left))
+        print("%s: samples 1..%d identical %s, whole run identical %s, e_rr %.3e (tol %g), left %s"
+              % (label, before, same_before, identical, e, TOL, left))
+        # the same number of ranks continues the same run
+        if (not np.array_equal(t, t_full) or not same_before or not e <= TOL or left
+                or (ranks == 1 and not identical)):
+            fails.append("%s: times equal %s, first %d samples identical %s, whole run %s, "
+                         "e_rr %.3e, left %s" % (label, np.array_equal(t, t_full), before,
+                                                 same_before, identical, e, left))
 
-    # SIGTERM to both ranks of a 2-rank run: exit 3, then resumed on one rank
+    # SIGTERM to both ranks of a 2-rank run: exit 3, then resumed on 2 ranks
+    # (the same run) and, from a copy, on one
     termed = fresh(os.path.join(s, "sigterm"))
     p = start_and_wait(args, ADR + ["--output", "run.h5", "--checkpoint-every", "0.25"], termed,
                        2, 1.0)
@@ -170,16 +202,43 @@ def main():
             os.path.join(termed, "run.h5.partial")):
         fails.append("SIGTERM: exit %d, %r" % (p.returncode, stderr))
     else:
-        r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=termed,
+        print("SIGTERM on 2 ranks: exit 3 with %r" % stderr.strip().split(": ", 1)[1][:60])
+        termed1 = os.path.join(s, "sigterm-1")
+        shutil.rmtree(termed1, ignore_errors=True)
+        shutil.copytree(termed, termed1)
+        for ranks, where in ((2, termed), (1, termed1)):
+            r = subprocess.run(cmd(args, ranks) + ["--restart", "run.ckpt.h5"], cwd=where,
+                               capture_output=True, text=True, timeout=600)
+            if r.returncode != 0:
+                fails.append("SIGTERM, resumed on %d: exit %d: %s" % (ranks, r.returncode, r.stderr))
+                continue
+            out = os.path.join(where, "run.h5")
+            e = err_rr(states(out)[1], full)
+            identical = same_run(out, os.path.join(base, "full2.h5"))
+            print("  resumed on %d rank%s: identical to the 2-rank run %s, e_rr %.3e"
+                  % (ranks, "s" if ranks > 1 else "", identical, e))
+            if not e <= TOL or (ranks == 2 and not identical):
+                fails.append("SIGTERM, resumed on %d: identical %s, e_rr %.3e"
+                             % (ranks, identical, e))
+
+    # more methods: their whole state is saved, so the run goes on unchanged
+    for method, extra, until in METHOD_CASES:
+        where = fresh(os.path.join(s, "method-" + method))
+        run_args = SMALL + ["--method", method] + extra
+        subprocess.run(cmd(args, 1) + run_args + ["--output", "full.h5"], cwd=where, check=True)
+        p = start_and_wait(args, run_args + ["--output", "run.h5", "--checkpoint-every", "0.1"],
+                           where, 1, until)
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        t_m = ckpt_time(os.path.join(where, "run.ckpt.h5"))
+        r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=where,
                            capture_output=True, text=True, timeout=600)
-        if r.returncode != 0:
-            fails.append("SIGTERM, resumed: exit %d: %s" % (r.returncode, r.stderr))
-        else:
-            e = err_rr(states(os.path.join(termed, "run.h5"))[1], full)
-            print("SIGTERM on 2 ranks: exit 3 with %r; resumed on 1 rank: e_rr %.3e"
-                  % (stderr.strip().split(": ", 1)[1][:60], e))
-            if not e <= TOL:
-                fails.append("SIGTERM, resumed: e_rr %.3e > tol" % e)
+        identical = r.returncode == 0 and same_run(os.path.join(where, "run.h5"),
+                                                   os.path.join(where, "full.h5"))
+        print("%s: killed after t=%g, resumed: identical %s" % (method, t_m, identical))
+        if not identical:
+            fails.append("%s resumed: exit %d, identical %s: %s"
+                         % (method, r.returncode, identical, r.stderr.strip()))
 
     # CVODE, killed and resumed: error against the exact solution
     cv = fresh(os.path.join(s, "cvode"))
@@ -200,6 +259,41 @@ def main():
         if not e_run <= 1.5 * e_full + HEAT_TOL / 10:
             fails.append("CVODE resumed: e_rr %.3e, uninterrupted %.3e" % (e_run, e_full))
 
+    # a run that fails after checkpoints keeps the last good one; a NaN at
+    # once names the state, its rank, the time and the method
+    blow = fresh(os.path.join(s, "blowup"))
+    r = subprocess.run(cmd(args, 1) + ["--problem", "adr1d", "--set", "r=-1", "--set", "u0=1.5",
+                                       "--method", "liqss2", "--output", "run.h5",
+                                       "--checkpoint-every", "0.1", "--quiet"],
+                       cwd=blow, capture_output=True, text=True, timeout=120)
+    m = re.search(r"at t=([0-9.e+-]+).*\(the last checkpoint, at t = ([0-9.e+-]+), is "
+                  r"run\.ckpt\.h5: qmol run --restart run\.ckpt\.h5\)", r.stderr)
+    ck = os.path.join(blow, "run.ckpt.h5")
+    ok = r.returncode == 1 and m and os.path.exists(ck) and os.path.exists(
+        os.path.join(blow, "run.h5.partial")) and not os.path.exists(os.path.join(blow, "run.h5"))
+    if ok:
+        with h5py.File(ck, "r") as f:
+            t_ck, x_ck = float(f.attrs["t"]), f["x"][()]
+        ok = (t_ck == float(m.group(2)) and t_ck <= float(m.group(1))
+              and bool(np.all(np.isfinite(x_ck))))
+        print("blow-up: failed at t=%s, last checkpoint t=%g, finite, max %.3g"
+              % (m.group(1), t_ck, x_ck.max()))
+    if not ok:
+        fails.append("blow-up after checkpoints: exit %d, %r" % (r.returncode, r.stderr))
+    nan = fresh(os.path.join(s, "nan"))
+    r = subprocess.run(cmd(args, 2) + ["--problem", "adr1d", "--set", "u0=1e120", "--set",
+                                       "init_frac=0", "--method", "qss2", "--output", "run.h5",
+                                       "--quiet"],
+                       cwd=nan, capture_output=True, text=True, timeout=120)
+    lines = [line for line in r.stderr.splitlines() if line.startswith("qmol:")]
+    if (r.returncode != 1 or len(lines) != 1 or not re.search(
+            r"qss2 on adr1d: state 0 \(rank [01]\): derivative is -?(nan|inf) at t=[0-9.e+-]+ "
+            r"\(method qss2\)", lines[0]) or os.listdir(nan)):
+        fails.append("NaN on 2 ranks: exit %d, %r, left %s" % (r.returncode, r.stderr,
+                                                                os.listdir(nan)))
+    else:
+        print("NaN on 2 ranks: %s" % lines[0])
+
     # refused: exit 2, one line naming the input
     bad = fresh(os.path.join(s, "bad"))
     with open(os.path.join(base, "full.h5"), "rb") as f:
@@ -208,6 +302,11 @@ def main():
         f.write(head)
     shutil.copy(os.path.join(base, "full.h5"), os.path.join(bad, "result.h5"))
     shutil.copy(kept, os.path.join(bad, "good.ckpt.h5"))
+    lacking = fresh(os.path.join(s, "lacking"))  # with the output to go on with
+    shutil.copy(kept, os.path.join(lacking, "lacking.ckpt.h5"))
+    shutil.copy(os.path.join(s, "kept.partial"), os.path.join(lacking, "run.h5.partial"))
+    with h5py.File(os.path.join(lacking, "lacking.ckpt.h5"), "a") as f:
+        del f["integrator/q1"]
     cases = [(["--restart", "truncated.h5"], "truncated"),
              (["--restart", "good.ckpt.h5", "--tol", "1e-4"], "--tol cannot be given on a restart"),
              (["--restart", "good.ckpt.h5"], "run.h5.partial is gone"),
@@ -220,12 +319,28 @@ def main():
               "not available"),
              (["--problem", "heat1d", "--checkpoint-every", "10x", "--output", "b.h5"],
               "--checkpoint-every 10x")]
-    for extra, needle in cases:
-        r = subprocess.run(cmd(args, 1) + extra, cwd=bad, capture_output=True, text=True,
+    with open(os.path.join(bad, "b.ckpt.h5"), "wb") as f:  # a stopped run's, say
+        f.write(b"not really")
+    cases.append((["--problem", "heat1d", "--output", "b.h5"],
+                  "the checkpoint b.ckpt.h5 of a stopped run exists: resume it"))
+    cases = [(bad, extra, needle) for extra, needle in cases]
+    cases.append((lacking, ["--restart", "lacking.ckpt.h5"], "cannot read dataset integrator/q1"))
+    for where, extra, needle in cases:
+        r = subprocess.run(cmd(args, 1) + extra, cwd=where, capture_output=True, text=True,
                            timeout=120)
         lines = r.stderr.strip().splitlines()
         if r.returncode != 2 or len(lines) != 1 or needle not in lines[0] or os.path.exists(
-                os.path.join(bad, "b.h5")):
+                os.path.join(where, "b.h5")) or os.path.exists(os.path.join(where, "run.h5")):
+            fails.append("%s: exit %d, %r" % (" ".join(extra), r.returncode, r.stderr))
+    # --overwrite starts anew (and the completed run removes the old
+    # checkpoint); off turns periodic checkpoints off, also where there are none
+    for extra in (["--problem", "heat1d", "--output", "b.h5", "--overwrite"],
+                  ["--problem", "buck-heatsink", "--checkpoint-every", "off", "--output",
+                   "c.h5"]):
+        r = subprocess.run(cmd(args, 1) + extra + ["--quiet"], cwd=bad, capture_output=True,
+                           text=True, timeout=120)
+        if r.returncode != 0 or (extra[-1] == "--overwrite"
+                                 and os.path.exists(os.path.join(bad, "b.ckpt.h5"))):
             fails.append("%s: exit %d, %r" % (" ".join(extra), r.returncode, r.stderr))
     finish(fails)
 

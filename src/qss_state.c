@@ -1,0 +1,110 @@
+/* qss_state.c: the QSS engine's state in a checkpoint, and back
+ * (eng_state_io, qss_engine.h).
+ *
+ * Per owned state: x's polynomial (x0 .. x<order>) about tx, q's (q0 ..
+ * q<order-1>) about tq, the quantum dq, the next event time, LIQSS's
+ * Jacobian estimates (diag, or the row entries entry0 .. entry<W-1>, W the
+ * longest row of the whole problem, so that the fields do not depend on the
+ * number of ranks), LIQSS2's missed flag, and the method's own fields. Ghost
+ * q's are not saved: at a window end they equal their owners' (every
+ * change was sent), so a load sends the owners' to the ghosts as the window
+ * exchange would have. Loaded on the same ranks the engine is then what it
+ * was, and the run goes on event for event.
+ */
+#include "agree.h"
+#include "halo.h"
+#include "qss_engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* One field through a column buffer: get fills col from e, put stores it. */
+static int column(state_io *io, const char *name, double *col, qss_engine *e,
+                  void (*get)(const qss_engine *, int32_t, int, double *),
+                  void (*put)(qss_engine *, int32_t, int, const double *), int arg) {
+    if (!io->loading) get(e, e->n, arg, col);
+    if (io->field(io, name, col)) return -1;
+    if (io->loading) put(e, e->n, arg, col);
+    return 0;
+}
+
+static void get_next(const qss_engine *e, int32_t n, int arg, double *col) {
+    (void)arg;
+    for (int32_t j = 0; j < n; j++)
+        col[j] = heap_time(&e->heap, j);
+}
+
+static void put_next(qss_engine *e, int32_t n, int arg, const double *col) {
+    (void)arg;
+    for (int32_t j = 0; j < n; j++)
+        heap_update(&e->heap, j, col[j]);
+}
+
+static void get_missed(const qss_engine *e, int32_t n, int arg, double *col) {
+    (void)arg;
+    for (int32_t j = 0; j < n; j++)
+        col[j] = e->missed[j];
+}
+
+static void put_missed(qss_engine *e, int32_t n, int arg, const double *col) {
+    (void)arg;
+    for (int32_t j = 0; j < n; j++)
+        e->missed[j] = col[j] != 0.0;
+}
+
+/* Entry w of every row (0 past a row's end). */
+static void get_entry(const qss_engine *e, int32_t n, int w, double *col) {
+    const model *m = e->m;
+    for (int32_t j = 0; j < n; j++)
+        col[j] = m->row_ptr[j] + w < m->row_ptr[j + 1] ? e->entry[m->row_ptr[j] + w] : 0.0;
+}
+
+static void put_entry(qss_engine *e, int32_t n, int w, const double *col) {
+    const model *m = e->m;
+    for (int32_t j = 0; j < n; j++)
+        if (m->row_ptr[j] + w < m->row_ptr[j + 1]) e->entry[m->row_ptr[j] + w] = col[j];
+}
+
+/* Sends the owned q's to the ghosts, whose quanta follow from them as in the
+ * window exchange (qss_window.c). */
+static void refresh_ghosts(qss_engine *e) {
+    for (int k = 0; k < e->order; k++)
+        halo_exchange(e->halo, e->qc[k]);
+    halo_exchange(e->halo, e->tq);
+    for (int32_t g = e->n; g < e->n_cols; g++)
+        e->dq[g] = eng_quantum(e, g, e->qc[0][g]);
+}
+
+int eng_state_io(qss_engine *e, state_io *io) {
+    MPI_Comm comm = e->halo ? e->halo->comm : MPI_COMM_SELF;
+    int width = e->m->max_row;
+    if (e->halo) MPI_Allreduce(MPI_IN_PLACE, &width, 1, MPI_INT, MPI_MAX, comm);
+    double *col = malloc(((size_t)e->n + 1) * sizeof *col);
+    if (comm_agree(comm, col ? 0 : -1, NULL, 0)) {
+        free(col);
+        io->why = "out of memory for the checkpoint's QSS state";
+        return -1;
+    }
+    char name[32];
+    int rc = 0;
+    for (int k = 0; rc == 0 && k <= e->order; k++) {
+        snprintf(name, sizeof name, "x%d", k);
+        rc = io->field(io, name, e->xc[k]);
+    }
+    for (int k = 0; rc == 0 && k < e->order; k++) {
+        snprintf(name, sizeof name, "q%d", k);
+        rc = io->field(io, name, e->qc[k]);
+    }
+    rc = rc || io->field(io, "tx", e->tx) || io->field(io, "tq", e->tq) ||
+         io->field(io, "dq", e->dq) || column(io, "next", col, e, get_next, put_next, 0);
+    if (rc == 0 && e->diag) rc = io->field(io, "diag", e->diag);
+    if (rc == 0 && e->missed) rc = column(io, "missed", col, e, get_missed, put_missed, 0);
+    for (int w = 0; rc == 0 && e->entry && w < width; w++) {
+        snprintf(name, sizeof name, "entry%d", w);
+        rc = column(io, name, col, e, get_entry, put_entry, w);
+    }
+    if (rc == 0 && e->method->state_io) rc = e->method->state_io(e, io);
+    free(col);
+    if (rc == 0 && io->loading && e->halo) refresh_ghosts(e);
+    return rc;
+}
