@@ -85,6 +85,14 @@ typedef struct qmol_problem {
      * digits, '_'), used for /fields/NAME and in ParaView; NULL: "u" for
      * one component, "u0", "u1", ... for several. */
     const char *const *component_names;
+
+    /* Optional, for problems with discontinuities: the discrete variables
+     * as n_discrete numbers, read into values and set from them, so that a
+     * checkpoint saves them and a restart restores them. Without them such
+     * a problem cannot be checkpointed. */
+    int64_t n_discrete;
+    void (*get_discrete)(const void *data, double *values);
+    void (*set_discrete)(void *data, const double *values);
 } qmol_problem;
 
 /* One named numeric parameter of a problem, with its default and range. */

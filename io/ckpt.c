@@ -176,6 +176,38 @@ int ckpt_block(ckpt_file *f, const char *name, double *block) {
     return agreed(f, bad);
 }
 
+/* Reads the whole 1-D dataset name of len doubles. */
+static int read_whole(ckpt_file *f, const char *name, int64_t len, double *buf) {
+    hid_t d = H5Lexists(f->file, name, H5P_DEFAULT) > 0 ? H5Dopen2(f->file, name, H5P_DEFAULT)
+                                                        : H5I_INVALID_HID;
+    hid_t fs = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    int rc = fs < 0 || H5Sget_simple_extent_npoints(fs) != (hssize_t)len;
+    if (!rc && len > 0) rc = H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, f->dxpl, buf) < 0;
+    for (int64_t k = 0; !rc && k < len; k++)
+        rc = isnan(buf[k]);
+    h5u_close(&fs, H5Sclose);
+    h5u_close(&d, H5Dclose);
+    return rc ? -1 : 0;
+}
+
+int ckpt_vector(ckpt_file *f, const char *name, int64_t len, double *values) {
+    if (f->failed) return -1;
+    int bad;
+    if (f->writing) {
+        h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
+        bad = h5u_write_1d(&c, f->file, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, len, 0,
+                           f->rank == 0 ? len : 0, values, f->dxpl) != 0;
+    } else {
+        bad = read_whole(f, name, len, values) != 0;
+        if (bad)
+            snprintf(f->msg, sizeof f->msg,
+                     "%s: cannot read dataset %s (%lld numbers): the checkpoint is damaged or "
+                     "was written by another qmol version",
+                     f->path, name, (long long)len);
+    }
+    return agreed(f, bad);
+}
+
 int ckpt_scalar(ckpt_file *f, const char *name, double *value) {
     if (f->failed) return -1;
     int bad;

@@ -45,6 +45,10 @@ ckpt_file *ckpt_open(const char *path, MPI_Comm comm, int64_t n, int64_t first, 
  * block of dataset name ("x", "integrator/q0"). A read checks that no
  * value is NaN. Returns 0, or -1 (agreed; the reason is ckpt_error's). */
 int ckpt_block(ckpt_file *f, const char *name, double *block);
+/* Collective: writes or reads dataset name, len values that every rank
+ * holds alike (rank 0 writes them; every rank reads them all). Returns 0 or
+ * -1 as ckpt_block. */
+int ckpt_vector(ckpt_file *f, const char *name, int64_t len, double *values);
 /* Collective: writes or reads the scalar name of the integrator group (the
  * same value on every rank; infinite allowed, not NaN). Returns 0 or -1 as
  * ckpt_block. */

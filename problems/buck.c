@@ -145,6 +145,16 @@ static double buck_crossing(const void *data, int64_t c, double t, const double 
     return diode_current(data, v[0]);
 }
 
+static void buck_get_discrete(const void *data, double *v) {
+    const buck *b = data;
+    v[0] = b->sw, v[1] = b->diode, v[2] = b->loss;
+}
+
+static void buck_set_discrete(void *data, const double *v) {
+    buck *b = data;
+    b->sw = v[0] != 0.0, b->diode = v[1] != 0.0, b->loss = v[2] != 0.0;
+}
+
 static void buck_on_crossing(void *data, int64_t c, int direction, double t) {
     (void)c, (void)t;
     ((buck *)data)->diode = direction > 0;
@@ -199,6 +209,9 @@ static int buck_create(const double *v, qmol_problem *out, char *err, size_t err
                           .on_crossing = buck_on_crossing,
                           .next_time_event = buck_next_event,
                           .on_time_event = buck_time_event,
+                          .n_discrete = 3,
+                          .get_discrete = buck_get_discrete,
+                          .set_discrete = buck_set_discrete,
                           .n_affected = 2,
                           .affected = buck_affected};
     return 0;

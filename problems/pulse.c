@@ -17,6 +17,14 @@ typedef struct pulse {
     int high;       /* H, the discrete variable */
 } pulse;
 
+static void pulse_get_discrete(const void *data, double *v) {
+    v[0] = ((const pulse *)data)->high;
+}
+
+static void pulse_set_discrete(void *data, const double *v) {
+    ((pulse *)data)->high = v[0] != 0.0;
+}
+
 static int pulse_row_size(const void *data, int64_t i) {
     (void)data, (void)i;
     return 1;
@@ -109,6 +117,9 @@ static int pulse_create(const double *v, qmol_problem *out, char *err, size_t er
                           .destroy = free,
                           .next_time_event = pulse_next,
                           .on_time_event = pulse_toggle,
+                          .n_discrete = 1,
+                          .get_discrete = pulse_get_discrete,
+                          .set_discrete = pulse_set_discrete,
                           .n_affected = p->n,
                           .affected = pulse_affected};
     return 0;

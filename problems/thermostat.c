@@ -91,6 +91,14 @@ static double th_crossing(const void *data, int64_t c, double t, const double *v
     return vals[0] - (c == 0 ? p->t_off : p->t_on);
 }
 
+static void th_get_discrete(const void *data, double *v) {
+    v[0] = ((const thermostat *)data)->heater_on;
+}
+
+static void th_set_discrete(void *data, const double *v) {
+    ((thermostat *)data)->heater_on = v[0] != 0.0;
+}
+
 static void th_on_crossing(void *data, int64_t c, int direction, double t) {
     (void)t;
     thermostat *p = data;
@@ -156,6 +164,9 @@ static int th_create(const double *v, qmol_problem *out, char *err, size_t errle
                           .crossing_row = th_crossing_row,
                           .crossing = th_crossing,
                           .on_crossing = th_on_crossing,
+                          .n_discrete = 1,
+                          .get_discrete = th_get_discrete,
+                          .set_discrete = th_set_discrete,
                           .n_affected = p->hx * p->hy,
                           .affected = th_affected};
     return 0;

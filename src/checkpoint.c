@@ -109,11 +109,39 @@ static int integrator_field(state_io *io, const char *name, double *owned) {
     return -1;
 }
 
+static int integrator_vector(state_io *io, const char *name, int64_t len, double *values) {
+    field_io *f = (field_io *)io;
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
+    if (ckpt_vector(f->file, path, len, values) == 0) return 0;
+    io->why = ckpt_error(f->file);
+    return -1;
+}
+
 static int integrator_scalar(state_io *io, const char *name, double *value) {
     field_io *f = (field_io *)io;
     if (ckpt_scalar(f->file, name, value) == 0) return 0;
     io->why = ckpt_error(f->file);
     return -1;
+}
+
+/* The problem's discrete variables (qmol.h: get_discrete, set_discrete),
+ * the same on every rank, as dataset problem_discrete. */
+static int problem_discrete(checkpointer *k, ckpt_file *f, int loading) {
+    const qmol_problem *p = k->layout->m.problem;
+    if (p->n_discrete <= 0) return 0;
+    double *v = malloc((size_t)p->n_discrete * sizeof *v);
+    if (comm_agree(k->comm, v ? 0 : -1, NULL, 0)) {
+        free(v);
+        snprintf(k->err, sizeof k->err, "out of memory for %lld discrete variables",
+                 (long long)p->n_discrete);
+        return -1;
+    }
+    if (!loading) p->get_discrete(p->data, v);
+    int rc = ckpt_vector(f, "problem_discrete", p->n_discrete, v);
+    if (rc == 0 && loading) p->set_discrete(p->data, v);
+    free(v);
+    return rc;
 }
 
 /* The statistics as scalars stats.NAME: totals over ranks, windows as rank
@@ -183,10 +211,16 @@ static int write_at(checkpointer *k, double t, const integrator_state *s) {
     else
         memset(k->ablock, 0, (size_t)k->block_count * sizeof *k->ablock);
     rc = rc || ckpt_block(f, "activity", k->ablock);
-    field_io io = {{.field = integrator_field, .scalar = integrator_scalar}, k, f};
-    rc = rc || (s->save && s->save(s->ictx, &io.io)) || stats_io(f, &so_far);
+    field_io io = {
+        {.field = integrator_field, .scalar = integrator_scalar, .vector = integrator_vector},
+        k,
+        f};
+    rc = rc || (s->save && s->save(s->ictx, &io.io)) || stats_io(f, &so_far) ||
+         problem_discrete(k, f, 0);
+    char why[sizeof k->err];
+    snprintf(why, sizeof why, "%s", ckpt_error(f)); /* f is freed by the close */
     if (ckpt_close(f, !rc, k->err, sizeof k->err) || rc) {
-        if (rc) snprintf(k->err, sizeof k->err, "%s", ckpt_error(f));
+        if (rc && why[0]) snprintf(k->err, sizeof k->err, "%s", why);
         return -1;
     }
     k->t_last = t;
@@ -227,7 +261,8 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
     k->reader = ckpt_open(path, k->comm, k->info.n, k->block_first, k->block_count, err, errlen);
     if (!k->reader) return -1;
     int rc = ckpt_block(k->reader, "x", k->xblock) ||
-             ckpt_block(k->reader, "activity", k->ablock) || stats_io(k->reader, &k->before);
+             ckpt_block(k->reader, "activity", k->ablock) || stats_io(k->reader, &k->before) ||
+             problem_discrete(k, k->reader, 1);
     char msg[1024];
     snprintf(msg, sizeof msg, "--restart %s", ckpt_error(k->reader));
     int finite = 1;
@@ -254,8 +289,12 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
         checkpoint_restore_end(k);
         return -1;
     }
-    k->loader = (field_io){
-        {.loading = 1, .field = integrator_field, .scalar = integrator_scalar}, k, k->reader};
+    k->loader = (field_io){{.loading = 1,
+                            .field = integrator_field,
+                            .scalar = integrator_scalar,
+                            .vector = integrator_vector},
+                           k,
+                           k->reader};
     return 0;
 }
 

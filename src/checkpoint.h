@@ -9,12 +9,13 @@
  * checkpoint, and every CHECKPOINT_POLL_WINDOWS windows) with one Allreduce.
  * A checkpoint holds the states and event counts at t, the integrator's own
  * state (integrator_state.save: for QSS methods every polynomial, quantum,
- * next time and Jacobian estimate, the window length; for CVODE its step
- * size) and the statistics so far (io/ckpt.h). A resumed run reads them
- * back, on any number of ranks. On the same number of ranks a QSS run then
- * goes on exactly as the uninterrupted run would have; CVODE starts its
- * step history anew (SUNDIALS cannot restore it), which changes the result
- * within the tolerance. See docs/reliability.md.
+ * next time and Jacobian estimate, the window length; CVODE and mixed runs
+ * save none) and the statistics so far (io/ckpt.h). A resumed run reads
+ * them back, on any number of ranks. On the same number of ranks a QSS run
+ * then goes on exactly as the uninterrupted run would have; CVODE starts its
+ * step history anew (SUNDIALS cannot restore it) and a mixed run both of
+ * its blocks, which changes the result within the tolerance. See
+ * docs/reliability.md.
  */
 #ifndef QMOL_CHECKPOINT_H
 #define QMOL_CHECKPOINT_H

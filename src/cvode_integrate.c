@@ -240,6 +240,43 @@ static void step_stats(void *ictx, qmol_stats *s) {
     cvode_block_add_stats(ictx, s, 1, err, sizeof err);
 }
 
+/* What a CVODE checkpoint holds besides y: the discontinuities' state. */
+typedef struct cv_state {
+    cvode_block *b;
+    cv_discrete *d;
+} cv_state;
+
+static void cv_states(void *ictx, double t, double *x) {
+    step_states(((cv_state *)ictx)->b, t, x);
+}
+
+static void cv_stats(void *ictx, qmol_stats *s) {
+    step_stats(((cv_state *)ictx)->b, s);
+}
+
+/* integrator_state's save, and a restart's load: the next time event and
+ * each crossing's last sign (at a root the crossing is near 0, so its sign
+ * cannot be read again from the states). */
+static int cv_state_io(void *ictx, state_io *io) {
+    cv_state *s = ictx;
+    cv_discrete *d = s->d;
+    if (!problem_has_discontinuities(s->b->r.p)) return 0;
+    double *sign = calloc((size_t)d->nc + 1, sizeof *sign);
+    if (cvk_agree(&s->b->r, sign ? 0 : -1, NULL, 0)) {
+        free(sign);
+        io->why = "out of memory for the checkpoint's crossing signs";
+        return -1;
+    }
+    for (int64_t c = 0; !io->loading && c < d->nc; c++)
+        sign[c] = d->sign[c];
+    int rc = io->scalar(io, "next_time_event", &d->next_event) ||
+             (d->nc > 0 && io->vector(io, "crossing_sign", d->nc, sign));
+    for (int64_t c = 0; rc == 0 && io->loading && c < d->nc; c++)
+        d->sign[c] = (signed char)sign[c];
+    free(sign);
+    return rc ? -1 : 0;
+}
+
 /* One step at a time; after each, deliver every sample it passed. */
 static int integrate(cvode_block *b, cv_discrete *d, sample_fn sample, void *ctx,
                      double *sample_wall, qmol_stats *stats, char *err, size_t errlen) {
@@ -249,12 +286,17 @@ static int integrate(cvode_block *b, cv_discrete *d, sample_fn sample, void *ctx
     double tret = o->t0;
     long nsteps = 0, stalled = 0;
     uint64_t steps = 0; /* for progress reports (nsteps restarts at discontinuities) */
-    /* y is CVODE's whole saved state: SUNDIALS 6 has no public way to set its
-     * step history (the Nordsieck array, order, step size), so a resumed run
-     * starts at order 1 again. Its first step from the saved step size took
-     * more steps than CVODE's own estimate (heat2d: 59 and 56, 52 without a
-     * stop), so nothing else is saved. */
-    integrator_state state = {step_states, NULL, step_stats, b, 0};
+    /* y is CVODE's saved state (with the discontinuities', cv_state_io):
+     * SUNDIALS 6 has no public way to set its step history (the Nordsieck
+     * array, order, step size), so a resumed run starts at order 1 again.
+     * Its first step from the saved step size took more steps than CVODE's
+     * own estimate (heat2d: 59 and 56, 52 without a stop): not saved. */
+    cv_state cs = {b, d};
+    integrator_state state = {cv_states, cv_state_io, cv_stats, &cs, 0};
+    if (o->resume && cv_state_io(&cs, o->resume)) {
+        snprintf(err, errlen, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
+        return -1;
+    }
     if (set_stop(b, d, err, errlen)) return -1;
     while (k <= o->samples) {
         if (++nsteps > CV_MAX_STEPS) {

@@ -2,6 +2,7 @@
  * (discrete.h). */
 #include "discrete.h"
 
+#include "agree.h"
 #include "halo.h"
 #include "poly.h"
 #include "qss_engine.h"
@@ -172,6 +173,14 @@ int discrete_check(const qmol_problem *p, char *err, size_t errlen) {
     }
     if (p->next_time_event && !p->on_time_event) {
         snprintf(err, errlen, "next_time_event is set but on_time_event is NULL");
+        return -1;
+    }
+    if (p->n_discrete < 0 || p->n_discrete > INT32_MAX ||
+        (p->n_discrete > 0 && (!p->get_discrete || !p->set_discrete))) {
+        snprintf(err, errlen,
+                 "n_discrete = %lld: must be in 0..%d, with get_discrete and set_discrete set "
+                 "when > 0",
+                 (long long)p->n_discrete, INT32_MAX);
         return -1;
     }
     if (p->n_affected < 0 || p->n_affected > p->n || (p->n_affected > 0 && !p->affected)) {
@@ -353,6 +362,42 @@ void discrete_start(qss_engine *e, double t0) {
     const qmol_problem *p = d->p;
     double te = p->next_time_event ? p->next_time_event(p->data, t0) : INFINITY;
     heap_update(&d->heap, (int32_t)d->nc, te);
+}
+
+int discrete_state_io(qss_engine *e, MPI_Comm comm, state_io *io) {
+    const qmol_problem *p = e->p;
+    if (!problem_has_discontinuities(p)) return 0;
+    discrete *d = e->disc;
+    int64_t nc = p->n_crossings;
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    double te = d ? heap_time(&d->heap, (int32_t)nc) : INFINITY;
+    double *sign = calloc((size_t)nc + 1, sizeof *sign);
+    if (comm_agree(comm, sign ? 0 : -1, NULL, 0)) {
+        free(sign);
+        io->why = "out of memory for the checkpoint's crossing signs";
+        return -1;
+    }
+    if (!io->loading) { /* each crossing's sign from the rank that evaluates it */
+        for (int64_t c = 0; d && c < nc; c++)
+            sign[c] = d->mine[c] ? d->sign[c] : 0;
+        if (size > 1) {
+            MPI_Allreduce(MPI_IN_PLACE, &te, 1, MPI_DOUBLE, MPI_MIN, comm);
+            MPI_Allreduce(MPI_IN_PLACE, sign, (int)nc, MPI_DOUBLE, MPI_SUM, comm);
+        }
+    }
+    int rc = io->scalar(io, "next_time_event", &te) ||
+             (nc > 0 && io->vector(io, "crossing_sign", nc, sign));
+    if (rc == 0 && io->loading && d) {
+        double t = e->o->t0;
+        for (int64_t c = 0; c < nc; c++)
+            d->sign[c] = (signed char)sign[c];
+        for (int64_t c = 0; c < nc; c++)
+            predict(e, d, c, t);
+        heap_update(&d->heap, (int32_t)nc, te);
+    }
+    free(sign);
+    return rc ? -1 : 0;
 }
 
 void discrete_input_changed(qss_engine *e, int32_t i, double t) {

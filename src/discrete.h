@@ -97,6 +97,13 @@ double discrete_next_time(const struct qss_engine *e);
  * every rank, until none fires. Returns 0 or -1 (the engine failed). */
 int discrete_window_end(struct qss_engine *e, double T);
 
+/* A checkpoint's discontinuity state (problems with discontinuities only;
+ * collective over comm, which may hold ranks without e->disc): the next
+ * time event, which may be due at the window end itself, and each
+ * crossing's last sign. Loading sets them and predicts every crossing again
+ * at e->o->t0. Returns 0, or -1 (agreed) with io->why. */
+int discrete_state_io(struct qss_engine *e, MPI_Comm comm, state_io *io);
+
 /* Shared with CVODE: the sign of v as stored (+1 / -1; 0 stays 0). */
 static inline signed char discrete_sign(double v) {
     return v > 0.0 ? 1 : v < 0.0 ? -1 : 0;

@@ -122,6 +122,8 @@ typedef struct state_io {
     const char *why; /* set by io, or by the integrator, on failure */
     int (*field)(struct state_io *io, const char *name, double *owned);
     int (*scalar)(struct state_io *io, const char *name, double *value);
+    /* len values the same on every rank (per crossing function, say) */
+    int (*vector)(struct state_io *io, const char *name, int64_t len, double *values);
     void *ctx;
 } state_io;
 

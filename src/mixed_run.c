@@ -265,8 +265,9 @@ static void start_window(mixed *x, double tk) {
 
 /* The sample at T: QSS rows from their x, BDF rows from y(T), in the
  * layout's order (global ids on one rank). */
-static int emit(mixed *x, int64_t k, double T, double *buf, sample_fn sample, void *ctx) {
-    double w0 = wallclock_seconds();
+/* Every owned state at T (the layout's order) into buf; the QSS rows' event
+ * counts into o->activity. */
+static void owned_at(mixed *x, double T, double *buf) {
     if (x->o->activity) /* the QSS rows' events so far, in the layout's order */
         for (int32_t j = 0; j < x->nq; j++)
             x->o->activity[x->lay_q[j]] = x->e.activity[j];
@@ -274,9 +275,37 @@ static int emit(mixed *x, int64_t k, double T, double *buf, sample_fn sample, vo
         buf[x->lay_q[j]] = eng_x_at(&x->e, j, T);
     for (int32_t b = 0; b < x->nb; b++)
         buf[x->lay_b[b]] = x->y[b];
+}
+
+static int emit(mixed *x, int64_t k, double T, double *buf, sample_fn sample, void *ctx) {
+    double w0 = wallclock_seconds();
+    owned_at(x, T, buf);
     int rc = sample(ctx, k, T, buf);
     x->e.stats->wall_output += wallclock_seconds() - w0;
     return rc;
+}
+
+/* integrator_state's states (a checkpoint is written: the event counts go
+ * with them) and stats (the BDF block's counters so far, as add_bdf_stats
+ * adds them at the end). A mixed run saves no more than the discontinuities
+ * (checkpoint_save): a restart starts both blocks anew from the states, as
+ * at t0. */
+static void checkpoint_states(void *ictx, double t, double *x) {
+    owned_at(ictx, t, x);
+}
+
+static int add_bdf_stats(mixed *x, qmol_stats *stats, char *err, size_t errlen);
+
+/* integrator_state's save, and a restart's load: the discontinuities' state
+ * (a time event due at the window end waits there for the next window). */
+static int checkpoint_save(void *ictx, state_io *io) {
+    mixed *x = ictx;
+    return discrete_state_io(&x->e, x->distributed ? x->comm : MPI_COMM_SELF, io);
+}
+
+static void checkpoint_stats(void *ictx, qmol_stats *s) {
+    char err[256];
+    add_bdf_stats(ictx, s, err, sizeof err);
 }
 
 /* CVODE to T, then the BDF states' new polynomials and their QSS readers
@@ -341,7 +370,12 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
     qss_engine *e = &x->e;
     double span = o->tf - o->t0, T = o->t0, last_t = o->t0;
     uint64_t same_time = 0;
-    int64_t next_k = 1;
+    int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
+    integrator_state state = {checkpoint_states, checkpoint_save, checkpoint_stats, x, 0};
+    if (o->resume && checkpoint_save(x, o->resume)) {
+        snprintf(err, errlen, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
+        return -1;
+    }
     while (next_k <= o->samples) {
         double ts = sample_at(o, next_k);
         double h = cvode_block_next_step(x->bdf), t_discrete = INFINITY;
@@ -393,6 +427,10 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
             }
             next_k++;
         }
+        state.failed = e->failed;
+        int rc =
+            next_k <= o->samples && o->window_end ? o->window_end(o->window_ctx, T, &state) : 0;
+        if (rc) return rc;
     }
     return 0;
 }
@@ -409,6 +447,8 @@ static void start(mixed *x) {
         x->e.qc[0][j] = initial_value(p, x->gid_q[j]), x->e.tq[j] = o->t0;
         x->e.qc[1][j] = x->e.qc[2][j] = 0.0;
     }
+    for (int32_t j = 0; o->activity && x->e.activity && j < x->nq; j++)
+        x->e.activity[j] = o->activity[x->lay_q[j]]; /* a resumed run's counts so far */
     x->y = x->y0;
     x->T = o->t0;
     start_window(x, o->t0);
@@ -480,7 +520,9 @@ int mixed_integrate(const model *m, const integrator_options *o, sample_fn sampl
             o->activity[x.lay_q[j]] = x.e.activity[j];
     /* the engine's message (a QSS failure) wins over a generic one */
     if (x.e.failed) rc = -1;
-    if (x.distributed) rc = comm_agree(x.comm, rc ? -1 : 0, err, errlen);
+    /* a stop is agreed already (window_end is collective) */
+    if (x.distributed && rc != INTEGRATOR_STOPPED)
+        rc = comm_agree(x.comm, rc ? -1 : 0, err, errlen);
     mixed_free(&x);
     free(buf);
     return rc;

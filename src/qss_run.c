@@ -72,8 +72,9 @@ static int run_state_io(void *ictx, state_io *io) {
     double reach = s->watch ? s->watch->reach : INFINITY;
     if (s->watch && !io->loading)
         MPI_Allreduce(MPI_IN_PLACE, &reach, 1, MPI_DOUBLE, MPI_MIN, s->e->halo->comm);
-    if (eng_state_io(s->e, io) || io->scalar(io, "window", s->window) ||
-        io->scalar(io, "reach", &reach))
+    MPI_Comm comm = s->e->halo ? s->e->halo->comm : MPI_COMM_SELF;
+    if (eng_state_io(s->e, io) || discrete_state_io(s->e, comm, io) ||
+        io->scalar(io, "window", s->window) || io->scalar(io, "reach", &reach))
         return -1;
     if (s->watch && io->loading) s->watch->reach = reach;
     return 0;

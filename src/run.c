@@ -510,8 +510,9 @@ int run_execute(const run_config *cin) {
     struct stat st;
     /* rank 0 looks at the file system; everyone follows its verdict */
     int bad = 0;
-    /* runs that write checkpoints (all but mixed runs and discontinuities) */
-    int can_checkpoint = c.method != METHOD_MIXED && !problem_has_discontinuities(&prob);
+    /* runs that write checkpoints (all but problems whose discrete variables
+     * qmol cannot read and set) */
+    int can_checkpoint = !problem_has_discontinuities(&prob) || prob.n_discrete > 0;
     if (rank == 0) {
         /* a stopped run's checkpoint is not written over unasked */
         char *ck_path = !can_checkpoint || c.restart ? NULL
@@ -585,11 +586,9 @@ int run_execute(const run_config *cin) {
     }
     int checkpoints = c.restart || c.checkpoint_sim > 0.0 || c.checkpoint_wall > 0.0;
     if (checkpoints && !can_checkpoint) {
-        SAY("qmol: error: %s: not available for %s (%s)\n",
-            c.restart ? "--restart" : "--checkpoint-every",
-            c.method == METHOD_MIXED ? "--method mixed" : def->name,
-            c.method == METHOD_MIXED ? "its BDF and QSS blocks are not saved yet"
-                                     : "its discrete variables live in the problem's own data");
+        SAY("qmol: error: %s: not available for %s (it does not expose its discrete "
+            "variables: qmol_problem.n_discrete, get_discrete, set_discrete)\n",
+            c.restart ? "--restart" : "--checkpoint-every", def->name);
         goto done;
     }
     if ((int64_t)size > prob.n) {
@@ -756,7 +755,7 @@ int run_execute(const run_config *cin) {
             }
         }
     }
-    /* checkpoints and SIGTERM/SIGINT (not for mixed runs and discontinuities) */
+    /* checkpoints and SIGTERM/SIGINT */
     if (can_checkpoint) {
         if (!c.checkpoint_off && !(c.checkpoint_sim > 0.0) && !(c.checkpoint_wall > 0.0))
             c.checkpoint_wall = CHECKPOINT_DEFAULT_WALL;

@@ -181,6 +181,31 @@ static int create(const double *v, qmol_problem *out, char *err, size_t errlen) 
 static const qmol_problem_def def = {QMOL_API_VERSION, "endless", "s", "e", 0, 0, create};
 const qmol_problem_def *qmol_plugin_problem(void) { return &def; }
 """
+# a switch flipped by time events, whose position (in data) the plugin does
+# not expose (no n_discrete, get_discrete, set_discrete): no checkpoints
+PLUGIN_SWITCH = """#include "qmol.h"
+#include <math.h>
+static int high = 1;
+static int row_size(const void *d, int64_t i) { (void)d, (void)i; return 1; }
+static void row(const void *d, int64_t i, int64_t *cols) { (void)d; cols[0] = i; }
+static double rhs(const void *d, int64_t i, double t, const double *v) {
+    (void)d, (void)i, (void)t;
+    return high - v[0];
+}
+static double x0(const void *d, int64_t i) { (void)d, (void)i; return 0.0; }
+static double next(const void *d, double t) { (void)d; return floor(2.0 * t + 1.0) / 2.0; }
+static void toggle(void *d, double t) { (void)d, (void)t; high = !high; }
+static void affected(const void *d, int64_t *ids) { (void)d; ids[0] = 0; }
+static int create(const double *v, qmol_problem *out, char *err, size_t errlen) {
+    (void)v, (void)err, (void)errlen;
+    *out = (qmol_problem){.n = 1, .t0 = 0.0, .tf = 2.0, .row_size = row_size, .row = row,
+                          .rhs = rhs, .x0 = x0, .components = 1, .next_time_event = next,
+                          .on_time_event = toggle, .n_affected = 1, .affected = affected};
+    return 0;
+}
+static const qmol_problem_def def = {QMOL_API_VERSION, "switch", "s", "e", 0, 0, create};
+const qmol_problem_def *qmol_plugin_problem(void) { return &def; }
+"""
 PLUGIN_CREATE_FAILS = """#include "qmol.h"
 #include <stdio.h>
 static const qmol_param_def params[] = {{"k", 1.0, 0.0, 10.0, 0, "a parameter"}};
@@ -470,6 +495,12 @@ def files_cases():
              ["run", "--problem", "{d}/endless.so", "--samples", "2", "--output", "{d}/out.h5"],
              r"time span \[0, inf\] is not finite.*--tf",
              files={"endless.so": c_plugin(PLUGIN_ENDLESS)}),
+        Case("checkpoint_plugin_without_discrete",
+             ["run", "--problem", "{d}/switch.so", "--checkpoint-every", "0.1", "--output",
+              "{d}/out.h5"],
+             r"--checkpoint-every: not available for switch \(it does not expose its discrete "
+             r"variables: qmol_problem\.n_discrete, get_discrete, set_discrete\)",
+             files={"switch.so": c_plugin(PLUGIN_SWITCH)}),
         Case("plugin_unknown_parameter", base() + ["--problem", "{plugin}", "--set", "zz=1"],
              r"--set zz=1: unknown parameter 'zz' of example-brusselator"),
         Case("plugin_parameter_not_finite", base() + ["--problem", "{plugin}", "--set", "A=nan"],

@@ -10,8 +10,14 @@
   the message names the checkpoint and how to resume; resumed on 2 ranks,
   equal to the uninterrupted 2-rank run bit for bit; resumed on 1 rank,
   within tol.
-- QSS3, BQSS (the method's own fields) and mLIQSS2 (Jacobian estimates per
-  row entry), killed and resumed on 1 rank: equal bit for bit.
+- The mixed method on 2 ranks stopped by SIGTERM and resumed on 2 ranks:
+  within tol (both blocks start anew from the saved states).
+- Zero crossings (heat2d-thermostat, LIQSS2) on 2 ranks killed and resumed
+  on 2 ranks: equal bit for bit (the problem's discrete variable and the
+  crossings' signs are in the checkpoint).
+- QSS3, BQSS (the method's own fields), mLIQSS2 (Jacobian estimates per
+  row entry) and LIQSS2 on pulse (time events), killed and resumed on 1
+  rank: equal bit for bit; CVODE on pulse: within tol.
 - CVODE on heat2d (exact solution) killed and resumed: its error against
   the exact solution at most 1.5 x the uninterrupted run's + tol/10 (tol
   1e-4; see HEAT_TOL).
@@ -24,7 +30,10 @@
   of the integrator's fields, an option that cannot change on a restart:
   exit 2, one line naming the input.
 
-usage: checkpoint_test.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
+--part small runs the method cases and the blow-up (1 rank, a few seconds
+each: the sanitizer build runs them too); --part runs the others.
+
+usage: checkpoint_test.py --part small|runs --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
 import math
 import os
@@ -46,11 +55,20 @@ ADR = ["--problem", "adr2d", "--set", "nx=400", "--set", "ny=200", "--tf", "4",
 # step history alone (2.9e-2 uninterrupted, 3.0e-2 to 4.8e-2 resumed at t =
 # 0.05 or 0.02), so the comparison would measure that, not the restart.
 HEAT_TOL = 1e-4
+MIXED = ["--problem", "adr1d-vardiff", "--set", "N=4000", "--tf", "10", "--samples", "5",
+         "--method", "mixed", "--assign", "auto", "--tol", str(TOL), "--quiet"]
+THERMOSTAT = ["--problem", "heat2d-thermostat", "--set", "nx=40", "--set", "ny=40", "--tf", "2",
+              "--samples", "4", "--method", "liqss2", "--tol", str(TOL), "--quiet"]
+PULSE = ["--problem", "pulse", "--set", "N=1000", "--tf", "10", "--samples", "8", "--tol",
+         "1e-4", "--quiet"]
 SMALL = ["--problem", "adr2d", "--set", "nx=200", "--set", "ny=100", "--tf", "2", "--samples",
          "4", "--tol", str(TOL), "--quiet"]
-# (method, extra args, checkpoint time to wait for): runs of 1-3 s
-METHOD_CASES = [("qss3", [], 0.3), ("mliqss2", [], 0.3),
-                ("bqss", ["--set", "nx=60", "--set", "ny=30"], 0.5)]
+# (method, problem, checkpoint time to wait for): runs of 1-3 s
+METHOD_CASES = [("qss3", SMALL, 0.3), ("mliqss2", SMALL, 0.3),
+                ("bqss", SMALL + ["--set", "nx=60", "--set", "ny=30"], 0.5),
+                # time events (a square wave) every 0.25, some at window ends
+                # (the samples); CVODE's are within tol (e_rr), not identical
+                ("liqss2", PULSE, 2.25), ("cvode", PULSE, 2.25)]
 HEAT = ["--problem", "heat2d", "--set", "nx=150", "--set", "ny=150", "--tf", "0.1",
         "--samples", "5", "--method", "cvode", "--tol", str(HEAT_TOL), "--quiet"]
 
@@ -140,10 +158,64 @@ def heat_exact(path):
     return np.array([x0 * math.exp(-lam * tk) for tk in t])
 
 
+def small_runs(args, s, fails):
+    """The 1-rank runs of a few seconds (also run under the sanitizers)."""
+    # more methods: their whole state is saved, so the run goes on unchanged
+    for method, problem, until in METHOD_CASES:
+        where = fresh(os.path.join(s, "method-%s-%s" % (method, problem[1])))
+        run_args = problem + ["--method", method]
+        subprocess.run(cmd(args, 1) + run_args + ["--output", "full.h5"], cwd=where, check=True)
+        p = start_and_wait(args, run_args + ["--output", "run.h5", "--checkpoint-every", "0.1"],
+                           where, 1, until)
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        t_m = ckpt_time(os.path.join(where, "run.ckpt.h5"))
+        r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=where,
+                           capture_output=True, text=True, timeout=600)
+        out, full_m = os.path.join(where, "run.h5"), os.path.join(where, "full.h5")
+        if method == "cvode":
+            e = err_rr(states(out)[1], states(full_m)[1]) if r.returncode == 0 else math.inf
+            print("cvode on %s: killed after t=%g, resumed: e_rr %.3e" % (problem[1], t_m, e))
+            if not e <= float(problem[problem.index("--tol") + 1]):
+                fails.append("cvode on %s resumed: exit %d, e_rr %.3e: %s"
+                             % (problem[1], r.returncode, e, r.stderr.strip()))
+            continue
+        identical = r.returncode == 0 and same_run(out, full_m)
+        print("%s on %s: killed after t=%g, resumed: identical %s"
+              % (method, problem[1], t_m, identical))
+        if not identical:
+            fails.append("%s resumed: exit %d, identical %s: %s"
+                         % (method, r.returncode, identical, r.stderr.strip()))
+
+    # a run that fails after checkpoints keeps the last good one
+    blow = fresh(os.path.join(s, "blowup"))
+    r = subprocess.run(cmd(args, 1) + ["--problem", "adr1d", "--set", "r=-1", "--set", "u0=1.5",
+                                       "--method", "liqss2", "--output", "run.h5",
+                                       "--checkpoint-every", "0.1", "--quiet"],
+                       cwd=blow, capture_output=True, text=True, timeout=120)
+    m = re.search(r"at t=([0-9.e+-]+).*\(the last checkpoint, at t = ([0-9.e+-]+), is "
+                  r"run\.ckpt\.h5: qmol run --restart run\.ckpt\.h5\)", r.stderr)
+    ck = os.path.join(blow, "run.ckpt.h5")
+    ok = r.returncode == 1 and m and os.path.exists(ck) and os.path.exists(
+        os.path.join(blow, "run.h5.partial")) and not os.path.exists(os.path.join(blow, "run.h5"))
+    if ok:
+        with h5py.File(ck, "r") as f:
+            t_ck, x_ck = float(f.attrs["t"]), f["x"][()]
+        ok = (t_ck == float(m.group(2)) and t_ck <= float(m.group(1))
+              and bool(np.all(np.isfinite(x_ck))))
+        print("blow-up: failed at t=%s, last checkpoint t=%g, finite, max %.3g"
+              % (m.group(1), t_ck, x_ck.max()))
+    if not ok:
+        fails.append("blow-up after checkpoints: exit %d, %r" % (r.returncode, r.stderr))
+
+
 def main():
-    args = parse_args("checkpoint")
+    args = parse_args("checkpoint", parts=("small", "runs"))
     s = args.scratch
     fails = []
+    if args.part == "small":
+        small_runs(args, s, fails)
+        finish(fails)
 
     # the uninterrupted runs
     base = fresh(os.path.join(s, "base"))
@@ -221,24 +293,49 @@ def main():
                 fails.append("SIGTERM, resumed on %d: identical %s, e_rr %.3e"
                              % (ranks, identical, e))
 
-    # more methods: their whole state is saved, so the run goes on unchanged
-    for method, extra, until in METHOD_CASES:
-        where = fresh(os.path.join(s, "method-" + method))
-        run_args = SMALL + ["--method", method] + extra
-        subprocess.run(cmd(args, 1) + run_args + ["--output", "full.h5"], cwd=where, check=True)
-        p = start_and_wait(args, run_args + ["--output", "run.h5", "--checkpoint-every", "0.1"],
-                           where, 1, until)
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
-        t_m = ckpt_time(os.path.join(where, "run.ckpt.h5"))
-        r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=where,
-                           capture_output=True, text=True, timeout=600)
-        identical = r.returncode == 0 and same_run(os.path.join(where, "run.h5"),
-                                                   os.path.join(where, "full.h5"))
-        print("%s: killed after t=%g, resumed: identical %s" % (method, t_m, identical))
-        if not identical:
-            fails.append("%s resumed: exit %d, identical %s: %s"
-                         % (method, r.returncode, identical, r.stderr.strip()))
+    # zero crossings (a thermostat) on 2 ranks, killed and resumed on 2 ranks:
+    # the problem's discrete variable and the crossings' signs are saved
+    thermo = fresh(os.path.join(s, "thermostat"))
+    subprocess.run(cmd(args, 2) + THERMOSTAT + ["--output", "full.h5"], cwd=thermo, check=True)
+    p = start_and_wait(args, THERMOSTAT + ["--output", "run.h5", "--checkpoint-every", "0.1"],
+                       thermo, 2, 0.5)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    for pid in qmol_pids(thermo):
+        os.kill(pid, signal.SIGKILL)
+    t_m = ckpt_time(os.path.join(thermo, "run.ckpt.h5"))
+    r = subprocess.run(cmd(args, 2) + ["--restart", "run.ckpt.h5"], cwd=thermo,
+                       capture_output=True, text=True, timeout=600)
+    identical = r.returncode == 0 and same_run(os.path.join(thermo, "run.h5"),
+                                               os.path.join(thermo, "full.h5"))
+    print("heat2d-thermostat on 2 ranks: killed after t=%g, resumed: identical %s"
+          % (t_m, identical))
+    if not identical:
+        fails.append("thermostat resumed: exit %d, identical %s: %s"
+                     % (r.returncode, identical, r.stderr.strip()))
+
+    # the mixed method on 2 ranks, stopped by SIGTERM: both blocks start anew
+    # from the saved states, within tol of the uninterrupted run
+    mixed = fresh(os.path.join(s, "mixed"))
+    subprocess.run(cmd(args, 2) + MIXED + ["--output", "full.h5"], cwd=mixed, check=True)
+    p = start_and_wait(args, MIXED + ["--output", "run.h5", "--checkpoint-every", "0.5"], mixed,
+                       2, 1.0)
+    for pid in qmol_pids(mixed):
+        os.kill(pid, signal.SIGTERM)
+    _, stderr = p.communicate(timeout=300)
+    t_m = ckpt_time(os.path.join(mixed, "run.ckpt.h5"))
+    r = subprocess.run(cmd(args, 2) + ["--restart", "run.ckpt.h5"], cwd=mixed,
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 3 or r.returncode != 0:
+        fails.append("mixed: stop exit %d (%r), resumed exit %d: %s"
+                     % (p.returncode, stderr, r.returncode, r.stderr))
+    else:
+        full_m = states(os.path.join(mixed, "full.h5"))[1]
+        e = err_rr(states(os.path.join(mixed, "run.h5"))[1], full_m)
+        print("mixed on 2 ranks: stopped at t=%g, resumed: e_rr %.3e (tol %g)"
+              % (t_m, e, TOL))
+        if not e <= TOL:
+            fails.append("mixed resumed: e_rr %.3e > tol" % e)
 
     # CVODE, killed and resumed: error against the exact solution
     cv = fresh(os.path.join(s, "cvode"))
@@ -259,27 +356,7 @@ def main():
         if not e_run <= 1.5 * e_full + HEAT_TOL / 10:
             fails.append("CVODE resumed: e_rr %.3e, uninterrupted %.3e" % (e_run, e_full))
 
-    # a run that fails after checkpoints keeps the last good one; a NaN at
-    # once names the state, its rank, the time and the method
-    blow = fresh(os.path.join(s, "blowup"))
-    r = subprocess.run(cmd(args, 1) + ["--problem", "adr1d", "--set", "r=-1", "--set", "u0=1.5",
-                                       "--method", "liqss2", "--output", "run.h5",
-                                       "--checkpoint-every", "0.1", "--quiet"],
-                       cwd=blow, capture_output=True, text=True, timeout=120)
-    m = re.search(r"at t=([0-9.e+-]+).*\(the last checkpoint, at t = ([0-9.e+-]+), is "
-                  r"run\.ckpt\.h5: qmol run --restart run\.ckpt\.h5\)", r.stderr)
-    ck = os.path.join(blow, "run.ckpt.h5")
-    ok = r.returncode == 1 and m and os.path.exists(ck) and os.path.exists(
-        os.path.join(blow, "run.h5.partial")) and not os.path.exists(os.path.join(blow, "run.h5"))
-    if ok:
-        with h5py.File(ck, "r") as f:
-            t_ck, x_ck = float(f.attrs["t"]), f["x"][()]
-        ok = (t_ck == float(m.group(2)) and t_ck <= float(m.group(1))
-              and bool(np.all(np.isfinite(x_ck))))
-        print("blow-up: failed at t=%s, last checkpoint t=%g, finite, max %.3g"
-              % (m.group(1), t_ck, x_ck.max()))
-    if not ok:
-        fails.append("blow-up after checkpoints: exit %d, %r" % (r.returncode, r.stderr))
+    # a NaN at once names the state, its rank, the time and the method
     nan = fresh(os.path.join(s, "nan"))
     r = subprocess.run(cmd(args, 2) + ["--problem", "adr1d", "--set", "u0=1e120", "--set",
                                        "init_frac=0", "--method", "qss2", "--output", "run.h5",
@@ -315,8 +392,6 @@ def main():
              (["--restart", "result.h5"], "not a qmol checkpoint"),
              (["--restart", "missing.h5"], "No such file"),
              (["--restart", "result.h5", "--tol", "1e-4"], "not a qmol checkpoint"),
-             (["--problem", "buck-heatsink", "--checkpoint-every", "0.1", "--output", "b.h5"],
-              "not available"),
              (["--problem", "heat1d", "--checkpoint-every", "10x", "--output", "b.h5"],
               "--checkpoint-every 10x")]
     with open(os.path.join(bad, "b.ckpt.h5"), "wb") as f:  # a stopped run's, say

@@ -24,10 +24,18 @@ add_test(NAME output.select
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/output-scratch)
 set_tests_properties(output.select PROPERTIES TIMEOUT 300 PROCESSORS 2)
-# Checkpoints: SIGKILL and restart on 1 and 2 ranks, SIGTERM on 2 ranks, CVODE
-# against the exact solution, refused checkpoints (tests/checkpoint_test.py).
+# Checkpoints (tests/checkpoint_test.py): SIGKILL and restart on 1 and 2
+# ranks, SIGTERM on 2 ranks, CVODE against the exact solution, a NaN on 2
+# ranks, refused checkpoints (runs); QSS3, mLIQSS2 and BQSS resumed bit for
+# bit and a blow-up that keeps its last checkpoint, small enough for the
+# sanitizer build (small).
 add_test(NAME checkpoint.runs
-  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_test.py
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_test.py --part runs
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/checkpoint-scratch)
 set_tests_properties(checkpoint.runs PROPERTIES TIMEOUT 600 PROCESSORS 2)
+add_test(NAME checkpoint.small
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_test.py --part small
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/checkpoint-scratch)
+set_tests_properties(checkpoint.small PROPERTIES TIMEOUT 600)
