@@ -70,23 +70,6 @@ void checkpointer_free(checkpointer *k) {
     memset(k, 0, sizeof *k);
 }
 
-/* v, owned values, into `block` (this rank's directory block), and back. */
-static void owned_to_block(checkpointer *k, const double *v, double *block) {
-    run_layout *l = k->layout;
-    if (l->size == 1)
-        memcpy(block, v, (size_t)l->m.n * sizeof *block);
-    else
-        redistribute(&l->to_blocks, v, block);
-}
-
-static void block_to_owned(checkpointer *k, const double *block, double *v) {
-    run_layout *l = k->layout;
-    if (l->size == 1)
-        memcpy(v, block, (size_t)l->m.n * sizeof *v);
-    else
-        redistribute_back(&l->to_blocks, block, v);
-}
-
 /* The integrator's fields and scalars go to and come from group
  * CKPT_INTEGRATOR of the file in io->ctx. */
 typedef struct checkpoint_io field_io;
@@ -100,10 +83,10 @@ static int integrator_field(state_io *io, const char *name, double *owned) {
             io->why = ckpt_error(f->file);
             return -1;
         }
-        block_to_owned(f->k, f->k->ablock, owned);
+        layout_from_block(f->k->layout, f->k->ablock, owned);
         return 0;
     }
-    owned_to_block(f->k, owned, f->k->ablock);
+    layout_to_block(f->k->layout, owned, f->k->ablock);
     if (ckpt_block(f->file, path, f->k->ablock) == 0) return 0;
     io->why = ckpt_error(f->file);
     return -1;
@@ -204,10 +187,10 @@ static int write_at(checkpointer *k, double t, const integrator_state *s) {
     ckpt_file *f = ckpt_create(k->path, k->comm, &k->info, k->block_first, k->block_count, k->err,
                                sizeof k->err);
     if (!f) return -1;
-    owned_to_block(k, k->x, k->xblock);
+    layout_to_block(k->layout, k->x, k->xblock);
     int rc = ckpt_block(f, "x", k->xblock);
     if (k->activity)
-        owned_to_block(k, k->activity, k->ablock);
+        layout_to_block(k->layout, k->activity, k->ablock);
     else
         memset(k->ablock, 0, (size_t)k->block_count * sizeof *k->ablock);
     rc = rc || ckpt_block(f, "activity", k->ablock);
@@ -275,8 +258,8 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
         checkpoint_restore_end(k);
         return -1;
     }
-    block_to_owned(k, k->xblock, k->x);
-    if (activity) block_to_owned(k, k->ablock, activity);
+    layout_from_block(k->layout, k->xblock, k->x);
+    if (activity) layout_from_block(k->layout, k->ablock, activity);
     if (l->size > 1) halo_exchange(&l->halo, k->x); /* the ghosts' values */
     int64_t *gid = malloc(((size_t)l->m.n_cols + 1) * sizeof *gid);
     int ok = gid != NULL;

@@ -98,3 +98,17 @@ int layout_build(run_layout *l, const qmol_problem *p, const partition_options *
     }
     return 0;
 }
+
+void layout_to_block(run_layout *l, const double *v, double *block) {
+    if (l->size == 1)
+        memcpy(block, v, (size_t)l->m.n * sizeof *block);
+    else
+        redistribute(&l->to_blocks, v, block);
+}
+
+void layout_from_block(run_layout *l, const double *block, double *v) {
+    if (l->size == 1)
+        memcpy(v, block, (size_t)l->m.n * sizeof *v);
+    else
+        redistribute_back(&l->to_blocks, block, v);
+}

@@ -38,5 +38,9 @@ void layout_free(run_layout *l);
 
 /* The halo plan for the integrators, or NULL on one rank. */
 halo_plan *layout_halo(run_layout *l);
+/* Collective: the owned values v (m.n) into block, this rank's directory
+ * block (the output's and the checkpoint's; on one rank a copy), and back. */
+void layout_to_block(run_layout *l, const double *v, double *block);
+void layout_from_block(run_layout *l, const double *block, double *v);
 
 #endif

@@ -94,8 +94,8 @@ typedef struct sample_sink {
 
 /* The owned values v in the writer's block (several ranks: moved there). */
 static const double *to_block(run_layout *l, const double *v) {
-    if (l->size == 1) return v;
-    redistribute(&l->to_blocks, v, l->block);
+    if (l->size == 1) return v; /* no copy */
+    layout_to_block(l, v, l->block);
     return l->block;
 }
 
