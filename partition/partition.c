@@ -129,6 +129,14 @@ static int metis_owners(const qmol_problem *p, const partition_options *o, const
                         err, errlen);
 }
 
+int64_t partition_metis_vertices(const qmol_problem *p, const partition_options *o, int P) {
+    if (P < 2 || o->kind != PARTITION_METIS) return 0;
+    int64_t above = o->coarsen_above > 0 ? o->coarsen_above : DEFAULT_COARSEN_ABOVE;
+    if (p->n <= above && p->n <= PART_METIS_MAX) return p->n;
+    int64_t coarse = (above < PART_METIS_MAX ? above : PART_METIS_MAX) / 4;
+    return coarse > P ? coarse : P;
+}
+
 /* The first rank owning no state, or -1. */
 static int empty_rank(const int64_t *counts, int P) {
     for (int r = 0; r < P; r++)

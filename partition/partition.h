@@ -94,4 +94,9 @@ int partition_compute(const qmol_problem *p, const partition_options *o, MPI_Com
  * naming what is allowed. */
 int partition_parse(const char *value, partition_options *o, char *err, size_t errlen);
 
+/* The vertices of the graph METIS gets on rank 0 on P ranks: n, or above
+ * coarsen_above at most max(min(coarsen_above, 2^30) / 4, P) super-vertices;
+ * 0 on one rank or without METIS. For memory estimates (memory_check.h). */
+int64_t partition_metis_vertices(const qmol_problem *p, const partition_options *o, int P);
+
 #endif

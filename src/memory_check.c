@@ -48,13 +48,17 @@ static double process_limit(const char **which) {
     return lim;
 }
 
-int memory_check(const qmol_problem *p, MPI_Comm comm, char *err, size_t errlen) {
+int memory_check(const qmol_problem *p, int64_t metis_vertices, MPI_Comm comm, char *err,
+                 size_t errlen) {
     int size, rank;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
     double row = mean_row(p);
     double per_state = MEMORY_STATE_BYTES + MEMORY_ENTRY_BYTES * row;
     double mine = MEMORY_BASE_BYTES + per_state * ceil((double)p->n / (double)size);
+    if (rank == 0) /* the graph METIS partitions */
+        mine +=
+            (MEMORY_METIS_VERTEX_BYTES + MEMORY_METIS_ENTRY_BYTES * row) * (double)metis_vertices;
     /* the ranks sharing this node's memory */
     MPI_Comm node;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);

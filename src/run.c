@@ -597,10 +597,6 @@ int run_execute(const run_config *cin) {
             prob.n == 1 ? "" : "s");
         goto done;
     }
-    if (memory_check(&prob, comm, err, sizeof err) != 0) {
-        SAY("qmol: error: problem %s: %s\n", def->name, err);
-        goto done;
-    }
     if (discrete_check(&prob, err, sizeof err) != 0) {
         SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
@@ -631,6 +627,11 @@ int run_execute(const run_config *cin) {
                                : QSS_PIECES_PER_RANK};
     if (c.partition && partition_parse(c.partition, &po, err, sizeof err) != 0) {
         SAY("qmol: error: --partition %s: %s\n", c.partition, err);
+        goto done;
+    }
+    if (memory_check(&prob, partition_metis_vertices(&prob, &po, size), comm, err, sizeof err) !=
+        0) {
+        SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
     if (c.method == METHOD_MIXED && size > 1 && po.kind == PARTITION_METIS &&
