@@ -229,6 +229,17 @@ static void bad_discontinuity_fields(void **state) {
     p.n_affected = 5;
     assert_int_equal(discrete_check(&p, err, sizeof err), -1);
     assert_non_null(strstr(err, "n_affected = 5"));
+    /* discrete variables for checkpoints: both accessors, a count >= 0 */
+    p.n_affected = 0;
+    p.n_discrete = 1;
+    assert_int_equal(discrete_check(&p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "n_discrete = 1"));
+    assert_non_null(strstr(err, "get_discrete and set_discrete"));
+    p.n_discrete = -1;
+    assert_int_equal(discrete_check(&p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "n_discrete = -1"));
+    p.n_discrete = 0;
+    assert_int_equal(discrete_check(&p, err, sizeof err), 0);
 }
 
 int main(int argc, char **argv) {
