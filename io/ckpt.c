@@ -128,20 +128,20 @@ const char *ckpt_error(const ckpt_file *f) {
 }
 
 /* Reads [first, first + count) of the 1-D dataset name (n doubles). */
-static int read_block(ckpt_file *f, const char *name, double *buf) {
+static int read_part(ckpt_file *f, const char *name, int64_t n, int64_t first, int64_t count,
+                     double *buf) {
     hid_t d = H5Lexists(f->file, name, H5P_DEFAULT) > 0 ? H5Dopen2(f->file, name, H5P_DEFAULT)
                                                         : H5I_INVALID_HID;
     hid_t fs = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
-    hsize_t len = (hsize_t)(f->count > 0 ? f->count : 1), start = (hsize_t)f->first,
-            cnt = (hsize_t)f->count;
+    hsize_t len = (hsize_t)(count > 0 ? count : 1), start = (hsize_t)first, cnt = (hsize_t)count;
     hid_t ms = H5Screate_simple(1, &len, NULL);
     static double none[1];
-    int rc = fs < 0 || ms < 0 || H5Sget_simple_extent_npoints(fs) != (hssize_t)f->n;
+    int rc = fs < 0 || ms < 0 || H5Sget_simple_extent_npoints(fs) != (hssize_t)n;
     if (!rc)
-        rc = f->count > 0 ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL) < 0
-                          : (H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0);
-    if (!rc) rc = H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, f->dxpl, f->count > 0 ? buf : none) < 0;
-    for (int64_t k = 0; !rc && k < f->count; k++)
+        rc = count > 0 ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL) < 0
+                       : (H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0);
+    if (!rc) rc = H5Dread(d, H5T_NATIVE_DOUBLE, ms, fs, f->dxpl, count > 0 ? buf : none) < 0;
+    for (int64_t k = 0; !rc && k < count; k++)
         rc = isnan(buf[k]);
     h5u_close(&ms, H5Sclose);
     h5u_close(&fs, H5Sclose);
@@ -158,54 +158,33 @@ static int agreed(ckpt_file *f, int bad) {
     return 0;
 }
 
-int ckpt_block(ckpt_file *f, const char *name, double *block) {
+/* Collective: the 1-D dataset name of n doubles, this rank's part: a write
+ * writes [first, first + write_count), a read reads [first, first + count). */
+static int dataset(ckpt_file *f, const char *name, int64_t n, int64_t first, int64_t count,
+                   int64_t write_count, double *buf) {
     if (f->failed) return -1;
     int bad;
     if (f->writing) {
         h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
-        bad = h5u_write_1d(&c, f->file, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, f->n, f->first,
-                           f->count, block, f->dxpl) != 0;
+        bad = h5u_write_1d(&c, f->file, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n, first,
+                           write_count, buf, f->dxpl) != 0;
     } else {
-        bad = read_block(f, name, block) != 0;
+        bad = read_part(f, name, n, first, count, buf) != 0;
         if (bad)
             snprintf(f->msg, sizeof f->msg,
                      "%s: cannot read dataset %s (%lld numbers): the checkpoint is "
                      "damaged or was written by another qmol version",
-                     f->path, name, (long long)f->n);
+                     f->path, name, (long long)n);
     }
     return agreed(f, bad);
 }
 
-/* Reads the whole 1-D dataset name of len doubles. */
-static int read_whole(ckpt_file *f, const char *name, int64_t len, double *buf) {
-    hid_t d = H5Lexists(f->file, name, H5P_DEFAULT) > 0 ? H5Dopen2(f->file, name, H5P_DEFAULT)
-                                                        : H5I_INVALID_HID;
-    hid_t fs = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
-    int rc = fs < 0 || H5Sget_simple_extent_npoints(fs) != (hssize_t)len;
-    if (!rc && len > 0) rc = H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, f->dxpl, buf) < 0;
-    for (int64_t k = 0; !rc && k < len; k++)
-        rc = isnan(buf[k]);
-    h5u_close(&fs, H5Sclose);
-    h5u_close(&d, H5Dclose);
-    return rc ? -1 : 0;
+int ckpt_block(ckpt_file *f, const char *name, double *block) {
+    return dataset(f, name, f->n, f->first, f->count, f->count, block);
 }
 
 int ckpt_vector(ckpt_file *f, const char *name, int64_t len, double *values) {
-    if (f->failed) return -1;
-    int bad;
-    if (f->writing) {
-        h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
-        bad = h5u_write_1d(&c, f->file, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, len, 0,
-                           f->rank == 0 ? len : 0, values, f->dxpl) != 0;
-    } else {
-        bad = read_whole(f, name, len, values) != 0;
-        if (bad)
-            snprintf(f->msg, sizeof f->msg,
-                     "%s: cannot read dataset %s (%lld numbers): the checkpoint is damaged or "
-                     "was written by another qmol version",
-                     f->path, name, (long long)len);
-    }
-    return agreed(f, bad);
+    return dataset(f, name, len, 0, len, f->rank == 0 ? len : 0, values);
 }
 
 int ckpt_scalar(ckpt_file *f, const char *name, double *value) {

@@ -24,6 +24,10 @@ int checkpoint_stop_requested(void) {
     return received != 0;
 }
 
+char *checkpoint_path(const run_config *c, const char *output) {
+    return c->checkpoint_file ? strdup(c->checkpoint_file) : h5out_sibling_path(output, ".ckpt.h5");
+}
+
 int checkpointer_init(checkpointer *k, const run_config *c, const char *output, run_layout *layout,
                       const double *times, int64_t samples, double t0, const double *activity) {
     memset(k, 0, sizeof *k);
@@ -40,8 +44,7 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
     k->activity = activity;
     k->t_last = NAN;
     k->wall0 = wallclock_seconds();
-    k->path =
-        c->checkpoint_file ? strdup(c->checkpoint_file) : h5out_sibling_path(output, ".ckpt.h5");
+    k->path = checkpoint_path(c, output);
     k->info.args = strdup(c->args_text ? c->args_text : "");
     k->info.output = strdup(output);
     k->info.n = layout->m.problem->n;
@@ -74,38 +77,33 @@ void checkpointer_free(checkpointer *k) {
  * CKPT_INTEGRATOR of the file in io->ctx. */
 typedef struct checkpoint_io field_io;
 
+/* rc of a step on f; a failure's reason goes to io->why. */
+static int noted(state_io *io, ckpt_file *f, int rc) {
+    if (rc == 0) return 0;
+    io->why = ckpt_error(f);
+    return -1;
+}
+
 static int integrator_field(state_io *io, const char *name, double *owned) {
     field_io *f = (field_io *)io;
     char path[128];
     snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
-    if (io->loading) {
-        if (ckpt_block(f->file, path, f->k->ablock)) {
-            io->why = ckpt_error(f->file);
-            return -1;
-        }
-        layout_from_block(f->k->layout, f->k->ablock, owned);
-        return 0;
-    }
-    layout_to_block(f->k->layout, owned, f->k->ablock);
-    if (ckpt_block(f->file, path, f->k->ablock) == 0) return 0;
-    io->why = ckpt_error(f->file);
-    return -1;
+    if (!io->loading) layout_to_block(f->k->layout, owned, f->k->ablock);
+    if (noted(io, f->file, ckpt_block(f->file, path, f->k->ablock))) return -1;
+    if (io->loading) layout_from_block(f->k->layout, f->k->ablock, owned);
+    return 0;
 }
 
 static int integrator_vector(state_io *io, const char *name, int64_t len, double *values) {
     field_io *f = (field_io *)io;
     char path[128];
     snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
-    if (ckpt_vector(f->file, path, len, values) == 0) return 0;
-    io->why = ckpt_error(f->file);
-    return -1;
+    return noted(io, f->file, ckpt_vector(f->file, path, len, values));
 }
 
 static int integrator_scalar(state_io *io, const char *name, double *value) {
     field_io *f = (field_io *)io;
-    if (ckpt_scalar(f->file, name, value) == 0) return 0;
-    io->why = ckpt_error(f->file);
-    return -1;
+    return noted(io, f->file, ckpt_scalar(f->file, name, value));
 }
 
 /* The problem's discrete variables (qmol.h: get_discrete, set_discrete),

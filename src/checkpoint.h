@@ -64,6 +64,9 @@ typedef struct checkpointer {
     char err[512];                    /* why a checkpoint failed */
 } checkpointer;
 
+/* The checkpoint file of run c writing output: --checkpoint-file, or
+ * OUTPUT.ckpt.h5 (malloc'd; NULL when out of memory). */
+char *checkpoint_path(const run_config *c, const char *output);
 /* Sets up the checkpoints of run c (output path, sample times, layout) and
  * installs the SIGTERM and SIGINT handlers. Returns 0, or -1 (out of memory). */
 int checkpointer_init(checkpointer *k, const run_config *c, const char *output, run_layout *layout,

@@ -224,9 +224,15 @@ static int deliver(cvode_block *b, double tret, int at_stop, int64_t *k, sample_
     return 0;
 }
 
+/* What a CVODE checkpoint holds besides y: the discontinuities' state. */
+typedef struct cv_state {
+    cvode_block *b;
+    cv_discrete *d;
+} cv_state;
+
 /* integrator_state's states: y at the last step (t is its time). */
-static void step_states(void *ictx, double t, double *x) {
-    cvode_block *b = ictx;
+static void cv_states(void *ictx, double t, double *x) {
+    cvode_block *b = ((cv_state *)ictx)->b;
     (void)t;
     const double *y = N_VGetArrayPointer(b->y);
     sunindextype n = (sunindextype)b->r.m->n;
@@ -235,23 +241,9 @@ static void step_states(void *ictx, double t, double *x) {
 }
 
 /* integrator_state's stats: CVODE's counters so far. */
-static void step_stats(void *ictx, qmol_stats *s) {
-    char err[256];
-    cvode_block_add_stats(ictx, s, 1, err, sizeof err);
-}
-
-/* What a CVODE checkpoint holds besides y: the discontinuities' state. */
-typedef struct cv_state {
-    cvode_block *b;
-    cv_discrete *d;
-} cv_state;
-
-static void cv_states(void *ictx, double t, double *x) {
-    step_states(((cv_state *)ictx)->b, t, x);
-}
-
 static void cv_stats(void *ictx, qmol_stats *s) {
-    step_stats(((cv_state *)ictx)->b, s);
+    char err[256];
+    cvode_block_add_stats(((cv_state *)ictx)->b, s, 1, err, sizeof err);
 }
 
 /* integrator_state's save, and a restart's load: the next time event and

@@ -263,9 +263,8 @@ static void start_window(mixed *x, double tk) {
     }
 }
 
-/* The sample at T: QSS rows from their x, BDF rows from y(T), in the
- * layout's order (global ids on one rank). */
-/* Every owned state at T (the layout's order) into buf; the QSS rows' event
+/* Every owned state at T into buf: QSS rows from their x, BDF rows from
+ * y(T), in the layout's order (global ids on one rank); the QSS rows' event
  * counts into o->activity. */
 static void owned_at(mixed *x, double T, double *buf) {
     if (x->o->activity) /* the QSS rows' events so far, in the layout's order */

@@ -162,23 +162,6 @@ static void print_partition(run_layout *l) {
                l->report.gathered ? "; the discontinuities' states on one rank" : "");
 }
 
-/* Totals over ranks for the summary: counters summed, wall times the maximum
- * (the file's /stats is reduced the same way by the writer). */
-static void reduce_stats(const qmol_stats *mine, qmol_stats *all, MPI_Comm comm) {
-    *all = *mine;
-    uint64_t *c[] = {&all->events,    &all->rhs_evals,   &all->jac_evals,    &all->pair_steps,
-                     &all->messages,  &all->bytes_sent,  &all->step_limits,  &all->extrap_limits,
-                     &all->crossings, &all->time_events, &all->late_updates, &all->newton_iters,
-                     &all->lin_iters};
-    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
-        MPI_Allreduce(MPI_IN_PLACE, c[k], 1, MPI_UINT64_T, MPI_SUM, comm);
-    double *w[] = {&all->wall_setup,    &all->wall_partition, &all->wall_integrate,
-                   &all->wall_exchange, &all->wall_wait,      &all->wall_output,
-                   &all->wall_total};
-    for (size_t k = 0; k < sizeof w / sizeof w[0]; k++)
-        MPI_Allreduce(MPI_IN_PLACE, w[k], 1, MPI_DOUBLE, MPI_MAX, comm);
-}
-
 /* Closes an output that will not be finished: removed, or kept as
  * PATH.partial for a restart when a checkpoint refers to it. */
 static void drop_output(h5out *out, int keep) {
@@ -515,9 +498,7 @@ int run_execute(const run_config *cin) {
     int can_checkpoint = !problem_has_discontinuities(&prob) || prob.n_discrete > 0;
     if (rank == 0) {
         /* a stopped run's checkpoint is not written over unasked */
-        char *ck_path = !can_checkpoint || c.restart ? NULL
-                        : c.checkpoint_file          ? strdup(c.checkpoint_file)
-                                                     : h5out_sibling_path(path, ".ckpt.h5");
+        char *ck_path = can_checkpoint && !c.restart ? checkpoint_path(&c, path) : NULL;
         /* the directory first: nothing is computed for a file that cannot be written */
         const char *slash = strrchr(path, '/');
         char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
@@ -863,8 +844,8 @@ int run_execute(const run_config *cin) {
     stats.wall_total = wallclock_seconds() - w0;
     if (c.method == METHOD_CVODE) stats_count_global_once(&stats, rank);
     if (c.restart) stats_carry_over(&stats, &ck.before, rank); /* /stats: the whole run */
-    qmol_stats total;
-    reduce_stats(&stats, &total, comm);
+    qmol_stats total = stats_reduce(&stats, comm);
+    total.windows = stats.windows; /* the same on every rank */
     if (h5out_finish(out, &stats, err, sizeof err) != 0) {
         out = NULL;
         SAY("qmol: error: --output %s: %s\n", path, err);
