@@ -7,10 +7,16 @@
  * 5 entries per row; heat3d 100^3, 7): mLIQSS2 255 and 290 bytes, QSS1 218,
  * CVODE 297; heat3d 150^3, mLIQSS2: 299. The estimate gives 290 and 310:
  * about what a run takes (a little more, for the rest of the process), not
- * a bound. Rank 0 also holds the graph METIS partitions (metis_vertices,
- * partition.h): MEMORY_METIS_VERTEX_BYTES plus MEMORY_METIS_ENTRY_BYTES per
- * row entry each (28 at 5 entries per row; measured on heat2d at P = 2,
- * rank 0 over rank 1: 23 bytes per vertex at n = 2.25e6, 15 at 9e6).
+ * a bound. On rank 0 partitioning can take more: while METIS runs there
+ * (metis_vertices vertices, partition.h) it holds MEMORY_PARTITION_STATE_BYTES
+ * per owned state plus MEMORY_METIS_VERTEX_BYTES and MEMORY_METIS_ENTRY_BYTES
+ * per row entry per vertex, freed before the states are allocated; rank 0's
+ * estimate is the larger of the two phases. Measured peak RSS of rank 0 with
+ * n = 9e6: heat2d 1182 MB at P = 8 and 1314 MB at P = 2 (39 bytes more per
+ * owned state); at P = 8, less 27 MB and 39 bytes per owned state, heat1d
+ * 90, heat2d 123, heat3d 174 bytes per vertex (the model: 90, 132, 174);
+ * heat2d at P = 4: 1274 MB (the model: 1276; rank 1 677 MB). At P = 2 the
+ * states' phase is the larger (1337 MB).
  * A node's ranks (MPI_COMM_TYPE_SHARED) together must fit in its
  * physical memory, and each rank in its own limits (RLIMIT_AS, RLIMIT_DATA).
  */
@@ -27,8 +33,9 @@
 #define MEMORY_STATE_BYTES 240.0
 #define MEMORY_ENTRY_BYTES 10.0
 #define MEMORY_SAMPLE_ROWS 1000
-#define MEMORY_METIS_VERTEX_BYTES 8.0
-#define MEMORY_METIS_ENTRY_BYTES 4.0
+#define MEMORY_PARTITION_STATE_BYTES 39.0
+#define MEMORY_METIS_VERTEX_BYTES 27.0
+#define MEMORY_METIS_ENTRY_BYTES 21.0
 
 /* Collective over comm. Returns 0, or -1 (on every rank) with a message
  * giving the estimate and the memory it exceeds. */

@@ -82,7 +82,7 @@ class Case:
     ranks: int = 1
     files: dict = dataclasses.field(default_factory=dict)  # name: str, bytes or fn(path)
     prefix: str = "qmol: error: "
-    memory_limit: bool = False  # run under MEMORY_LIMIT_KIB of address space
+    memory_limit: int = 0  # KiB of address space to run under (ulimit -v); 0: no limit
     skip: str = ""  # a reason not to run it here
 
 
@@ -256,11 +256,46 @@ def memory_case(name, side, ranks):
                        f"ny={side}", "--set", f"nz={side}", "--tf", "1e-3", "--samples", "2",
                        "--output", "{d}/out.h5"],
                 rf"(?=.*(heat3d|\bnx\b))(?=.*memory)(?=.*{ESTIMATE})", ranks=ranks,
-                memory_limit=True)
+                memory_limit=MEMORY_LIMIT_KIB)
     mem = memory_total()
     if mem and n * 100 < 2 * mem:
         case.skip = f"{n} states may fit in this machine's {mem / 2**30:.0f} GiB"
     return case
+
+
+def memory_constants():
+    """The MEMORY_* numbers of src/memory_check.h: {name: float}."""
+    with open(os.path.join(Args.source_dir, "src", "memory_check.h")) as fh:
+        text = fh.read()
+    consts = {}
+    for name, expr in re.findall(r"#define MEMORY_(\w+) \(?([\d. *]+)\)?", text):
+        value = 1.0
+        for factor in expr.split("*"):
+            value *= float(factor)
+        consts[name] = value
+    return consts
+
+
+def metis_memory_case():
+    """heat2d 3000 x 3000 on 4 ranks under an address-space limit halfway between the
+    estimate of ranks 1-3 (their 2.25e6 states each) and that of rank 0, which partitions
+    the graph of all 9e6 states with METIS before the states are allocated: rank 0 alone
+    is refused, for METIS (without that term METIS runs out of memory instead)."""
+    side, ranks = 3000, 4
+    n, row = side * side, 5.0  # 5-point Laplacian; boundary rows, 4 entries, are 0.1 %
+    c = memory_constants()
+    share = n / ranks
+    states = c["BASE_BYTES"] + (c["STATE_BYTES"] + c["ENTRY_BYTES"] * row) * share
+    metis = (c["BASE_BYTES"] + c["PARTITION_STATE_BYTES"] * share
+             + (c["METIS_VERTEX_BYTES"] + c["METIS_ENTRY_BYTES"] * row) * n)
+    assert metis > 1.2 * states, "the case needs rank 0's METIS phase to be the larger"
+    limit_kib = int((states + metis) / 2 / 1024)
+    return Case("memory_rank0_metis_graph",
+                ["run", "--problem", "heat2d", "--set", f"nx={side}", "--set", f"ny={side}",
+                 "--tf", "1e-3", "--samples", "2", "--output", "{d}/out.h5"],
+                rf"(?=.*heat2d)(?=.*memory on rank 0 of {ranks})"
+                rf"(?=.*for METIS partitioning 9e\+06 vertices)(?=.*ulimit -v)", ranks=ranks,
+                memory_limit=limit_kib)
 
 
 # ---- the cases ---------------------------------------------------------------------------
@@ -398,12 +433,13 @@ def options_cases():
              ["run", "--problem", "heat3d", "--set", "nx=300", "--set", "ny=300", "--set",
               "nz=300", "--tf", "1e-3", "--samples", "2", "--output", "{d}/out.h5"],
              rf"(?=.*heat3d)(?=.*memory)(?=.*{ESTIMATE})(?=.*(ulimit -v|on this node))",
-             memory_limit=True),
+             memory_limit=MEMORY_LIMIT_KIB),
         Case("memory_grid_beyond_index",
              ["run", "--problem", "heat3d", "--set", "nx=100000", "--set", "ny=100000",
               "--set", "nz=100000", "--tf", "1e-3", "--samples", "2", "--output",
               "{d}/out.h5"],
-             rf"(?=.*(heat3d|\bnx\b))(?=.*memory)(?=.*{ESTIMATE})", memory_limit=True),
+             rf"(?=.*(heat3d|\bnx\b))(?=.*memory)(?=.*{ESTIMATE})",
+             memory_limit=MEMORY_LIMIT_KIB),
         Case("unknown_command", ["simulate", "--problem", "heat1d"],
              r"^simulate: unknown command"),
     ]
@@ -544,7 +580,7 @@ def partition_file(lines):
 
 
 def mpi_cases():
-    """2 ranks: the ranks agree (every one exits 2, one message)."""
+    """2 ranks (one case 4): the ranks agree (every one exits 2, one message)."""
     part = base() + ["--partition", "file:{d}/owners.txt"]
     owners = r"{d}/owners\.txt"
     cases = [
@@ -624,7 +660,7 @@ def mpi_cases():
     ]
     for c in cases:
         c.ranks = 2
-    return cases
+    return cases + [metis_memory_case()]
 
 
 GROUPS = {"numbers": numbers_cases, "options": options_cases, "files": files_cases,
@@ -654,7 +690,7 @@ def command(case, argv, rcdir):
                               "-n", str(case.ranks), "/bin/sh", "-c", RANK_WRAPPER, Args.qmol,
                               rcdir] + argv
     if case.memory_limit:
-        cmd = ["/bin/sh", "-c", f'ulimit -v {MEMORY_LIMIT_KIB} && exec "$@"', "sh"] + cmd
+        cmd = ["/bin/sh", "-c", f'ulimit -v {case.memory_limit} && exec "$@"', "sh"] + cmd
     return cmd
 
 
