@@ -5,6 +5,7 @@
 #include "h5out.h"
 #include "halo.h"
 #include "initial.h"
+#include "qss_engine.h"
 #include "wallclock.h"
 
 #include <math.h>
@@ -54,10 +55,24 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
     k->xblock = malloc(((size_t)k->block_count + 1) * sizeof *k->xblock);
     k->ablock = malloc(((size_t)k->block_count + 1) * sizeof *k->ablock);
     int ok = k->path && k->info.args && k->info.output && k->x && k->xblock && k->ablock;
+    if (ok) { /* touched now, not in the first checkpoint or kept window */
+        memset(k->x, 0, ((size_t)layout->m.n_cols + 1) * sizeof *k->x);
+        memset(k->xblock, 0, ((size_t)k->block_count + 1) * sizeof *k->xblock);
+        memset(k->ablock, 0, ((size_t)k->block_count + 1) * sizeof *k->ablock);
+    }
     if (comm_agree(k->comm, ok ? 0 : -1, NULL, 0)) {
         checkpointer_free(k);
         return -1;
     }
+    last_window_init(&k->kept, layout->m.n);
+    k->keep = !c->checkpoint_off && c->keep_last_window;
+    if (k->keep) {
+        double fixed, per_entry;
+        checkpoint_kept_size(c->method, &fixed, &per_entry);
+        double row = layout->m.max_row; /* mLIQSS: one field per entry of the longest row */
+        last_window_reserve(&k->kept, (size_t)((fixed + per_entry * row) * layout->m.n) + 1024);
+    }
+    k->keep_every = CHECKPOINT_POLL_WINDOWS; /* until the first check knows the pace */
     received = 0;
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
@@ -69,12 +84,14 @@ void checkpointer_free(checkpointer *k) {
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     free(k->path), free(k->x), free(k->xblock), free(k->ablock);
+    last_window_free(&k->kept);
     free(k->info.args), free(k->info.output);
     memset(k, 0, sizeof *k);
 }
 
-/* The integrator's fields and scalars go to and come from group
- * CKPT_INTEGRATOR of the file in io->ctx. */
+/* A checkpoint file as a state_io: fields are owned values (NULL: zeros),
+ * moved to and from this rank's directory block; field and vector names get
+ * prefix (the integrator's own state: CKPT_INTEGRATOR "/"). */
 typedef struct checkpoint_io field_io;
 
 /* rc of a step on f; a failure's reason goes to io->why. */
@@ -84,31 +101,76 @@ static int noted(state_io *io, ckpt_file *f, int rc) {
     return -1;
 }
 
-static int integrator_field(state_io *io, const char *name, double *owned) {
+static int file_field(state_io *io, const char *name, double *owned) {
     field_io *f = (field_io *)io;
     char path[128];
-    snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
-    if (!io->loading) layout_to_block(f->k->layout, owned, f->k->ablock);
+    snprintf(path, sizeof path, "%s%s", f->prefix, name);
+    if (!io->loading) {
+        if (owned)
+            layout_to_block(f->k->layout, owned, f->k->ablock);
+        else
+            memset(f->k->ablock, 0, (size_t)f->k->block_count * sizeof *f->k->ablock);
+    }
     if (noted(io, f->file, ckpt_block(f->file, path, f->k->ablock))) return -1;
     if (io->loading) layout_from_block(f->k->layout, f->k->ablock, owned);
     return 0;
 }
 
-static int integrator_vector(state_io *io, const char *name, int64_t len, double *values) {
+static int file_vector(state_io *io, const char *name, int64_t len, double *values) {
     field_io *f = (field_io *)io;
     char path[128];
-    snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
+    snprintf(path, sizeof path, "%s%s", f->prefix, name);
     return noted(io, f->file, ckpt_vector(f->file, path, len, values));
 }
 
-static int integrator_scalar(state_io *io, const char *name, double *value) {
+static int file_scalar(state_io *io, const char *name, double *value) {
     field_io *f = (field_io *)io;
     return noted(io, f->file, ckpt_scalar(f->file, name, value));
 }
 
+static field_io file_io(checkpointer *k, ckpt_file *f, int loading, const char *prefix) {
+    return (field_io){
+        {.loading = loading, .field = file_field, .scalar = file_scalar, .vector = file_vector},
+        k,
+        f,
+        prefix};
+}
+
+/* The integrator's save, as it goes to a checkpoint's content: fields and
+ * vectors in group CKPT_INTEGRATOR, scalars as they are. */
+typedef struct {
+    state_io io;
+    state_io *to;
+} integrator_io;
+
+static int integrator_field(state_io *io, const char *name, double *owned) {
+    state_io *to = ((integrator_io *)io)->to;
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
+    int rc = to->field(to, path, owned);
+    io->why = to->why;
+    return rc;
+}
+
+static int integrator_vector(state_io *io, const char *name, int64_t len, double *values) {
+    state_io *to = ((integrator_io *)io)->to;
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
+    int rc = to->vector(to, path, len, values);
+    io->why = to->why;
+    return rc;
+}
+
+static int integrator_scalar(state_io *io, const char *name, double *value) {
+    state_io *to = ((integrator_io *)io)->to;
+    int rc = to->scalar(to, name, value);
+    io->why = to->why;
+    return rc;
+}
+
 /* The problem's discrete variables (qmol.h: get_discrete, set_discrete),
- * the same on every rank, as dataset problem_discrete. */
-static int problem_discrete(checkpointer *k, ckpt_file *f, int loading) {
+ * the same on every rank, as vector problem_discrete. */
+static int problem_discrete(checkpointer *k, state_io *io) {
     const qmol_problem *p = k->layout->m.problem;
     if (p->n_discrete <= 0) return 0;
     double *v = malloc((size_t)p->n_discrete * sizeof *v);
@@ -118,21 +180,21 @@ static int problem_discrete(checkpointer *k, ckpt_file *f, int loading) {
                  (long long)p->n_discrete);
         return -1;
     }
-    if (!loading) p->get_discrete(p->data, v);
-    int rc = ckpt_vector(f, "problem_discrete", p->n_discrete, v);
-    if (rc == 0 && loading) p->set_discrete(p->data, v);
+    if (!io->loading) p->get_discrete(p->data, v);
+    int rc = io->vector(io, "problem_discrete", p->n_discrete, v);
+    if (rc == 0 && io->loading) p->set_discrete(p->data, v);
     free(v);
     return rc;
 }
 
 /* The statistics as scalars stats.NAME: totals over ranks, windows as rank
  * 0 counts them (stats.h, stats_carry_over). */
-static int stats_io(ckpt_file *f, qmol_stats *s) {
+static int stats_io(state_io *io, qmol_stats *s) {
     char name[64];
     for (size_t i = 0; i < stats_nfields; i++) {
         snprintf(name, sizeof name, "stats.%s", stats_fields[i].name);
         double v = stats_fields[i].is_double ? *stats_wall(s, i) : (double)*stats_counter(s, i);
-        if (ckpt_scalar(f, name, &v)) return -1;
+        if (io->scalar(io, name, &v)) return -1;
         if (stats_fields[i].is_double)
             *stats_wall(s, i) = v;
         else
@@ -167,39 +229,47 @@ static int64_t samples_done(const checkpointer *k, double t) {
     return lo;
 }
 
-/* Writes the checkpoint at t (collective). States that are not finite are
- * not written over the last good checkpoint. */
-static int write_at(checkpointer *k, double t, const integrator_state *s) {
-    run_layout *l = k->layout;
+/* The states at t in k->x; 0 when they are finite and no rank failed in
+ * the window (collective), 1 otherwise (the integrator reports it). */
+static int states_at(checkpointer *k, double t, const integrator_state *s) {
     s->states(s->ictx, t, k->x);
-    int finite = 1;
-    for (int32_t j = 0; j < l->m.n && finite; j++)
+    int finite = !s->failed;
+    for (int32_t j = 0; j < k->layout->m.n && finite; j++)
         finite = isfinite(k->x[j]);
-    if (comm_agree(k->comm, finite ? 0 : 1, NULL, 0)) return 0; /* the run reports it */
-    checkpoint_restore_end(k);
+    return comm_agree(k->comm, finite ? 0 : 1, NULL, 0) ? 1 : 0;
+}
+
+/* A checkpoint's content at a window end, to io (saving): the states (in
+ * k->x), the event counts, the integrator's own state, the statistics so
+ * far and the problem's discrete variables. Collective. */
+static int content(checkpointer *k, const integrator_state *s, state_io *io) {
     qmol_stats so_far = stats_so_far(k, s);
-    /* the samples the checkpoint counts as written must be on disk */
+    integrator_io own = {
+        {.field = integrator_field, .scalar = integrator_scalar, .vector = integrator_vector}, io};
+    int rc = io->field(io, "x", k->x) || io->field(io, "activity", (double *)k->activity) ||
+             (s->save && s->save(s->ictx, &own.io)) || stats_io(io, &so_far) ||
+             problem_discrete(k, io);
+    if (rc && !io->why) io->why = own.io.why;
+    return rc;
+}
+
+/* Writes a checkpoint at info t and next_sample whose content write(k, io)
+ * passes to io (collective). The output is flushed first: the samples the
+ * checkpoint counts as written must be on disk. */
+static int write_file(checkpointer *k, double t, int64_t next_sample,
+                      int (*write)(checkpointer *k, const integrator_state *s, state_io *io),
+                      const integrator_state *s) {
+    checkpoint_restore_end(k);
     if (k->out && h5out_flush(k->out, k->err, sizeof k->err)) return -1;
     k->info.t = t;
-    k->info.next_sample = samples_done(k, t) + 1;
+    k->info.next_sample = next_sample;
     ckpt_file *f = ckpt_create(k->path, k->comm, &k->info, k->block_first, k->block_count, k->err,
                                sizeof k->err);
     if (!f) return -1;
-    layout_to_block(k->layout, k->x, k->xblock);
-    int rc = ckpt_block(f, "x", k->xblock);
-    if (k->activity)
-        layout_to_block(k->layout, k->activity, k->ablock);
-    else
-        memset(k->ablock, 0, (size_t)k->block_count * sizeof *k->ablock);
-    rc = rc || ckpt_block(f, "activity", k->ablock);
-    field_io io = {
-        {.field = integrator_field, .scalar = integrator_scalar, .vector = integrator_vector},
-        k,
-        f};
-    rc = rc || (s->save && s->save(s->ictx, &io.io)) || stats_io(f, &so_far) ||
-         problem_discrete(k, f, 0);
+    field_io io = file_io(k, f, 0, "");
+    int rc = write(k, s, &io.io);
     char why[sizeof k->err];
-    snprintf(why, sizeof why, "%s", ckpt_error(f)); /* f is freed by the close */
+    snprintf(why, sizeof why, "%s", io.io.why ? io.io.why : ""); /* f is freed by the close */
     if (ckpt_close(f, !rc, k->err, sizeof k->err) || rc) {
         if (rc && why[0]) snprintf(k->err, sizeof k->err, "%s", why);
         return -1;
@@ -208,22 +278,102 @@ static int write_at(checkpointer *k, double t, const integrator_state *s) {
     return 0;
 }
 
+/* Writes the checkpoint at t (collective). States that are not finite are
+ * not written over the last good checkpoint. */
+static int write_at(checkpointer *k, double t, const integrator_state *s) {
+    if (states_at(k, t, s)) return 0; /* the run reports it */
+    return write_file(k, t, samples_done(k, t) + 1, content, s);
+}
+
+/* Keeps the checkpoint's content at t in memory (collective) in place of
+ * the last kept, unless a rank failed in the window or a state is not
+ * finite (the last kept stays). Running out of memory only means that no
+ * window is kept (the checkpoints go on). */
+static void keep_at(checkpointer *k, double t, const integrator_state *s) {
+    double w0 = wallclock_seconds();
+    if (states_at(k, t, s)) return; /* agreed: the integrator reports it */
+    last_window_begin(&k->kept);
+    int ok = content(k, s, &k->kept.io) == 0 && !k->kept.io.why;
+    ok = comm_agree(k->comm, ok ? 0 : -1, NULL, 0) == 0;
+    last_window_end(&k->kept, ok, t, samples_done(k, t) + 1);
+    k->kept_cost = wallclock_seconds() - w0;
+    k->kept_total += k->kept_cost;
+}
+
+static int replay_kept(checkpointer *k, const integrator_state *s, state_io *io) {
+    (void)s;
+    return last_window_replay(&k->kept, io);
+}
+
+void checkpoint_kept_size(method_id method, double *fixed, double *per_entry) {
+    *fixed = 2.0; /* x and the event counts */
+    *per_entry = 0.0;
+    if (method == METHOD_CVODE || method == METHOD_MIXED) return; /* discrete state only */
+    int order = qss_method_of(method)->order;
+    *fixed += 2.0 * order + 5.0; /* x and q polynomials, tx, tq, dq, next */
+    *fixed += 1.0;               /* the column eng_state_io passes some fields through */
+    if (method == METHOD_LIQSS1 || method == METHOD_LIQSS2) *fixed += 1.0;  /* diag */
+    if (method == METHOD_LIQSS2 || method == METHOD_MLIQSS2) *fixed += 1.0; /* missed */
+    if (method == METHOD_MLIQSS1 || method == METHOD_MLIQSS2) *per_entry = 1.0;
+    if (method == METHOD_BQSS) *fixed += 3.0; /* levels, last transition */
+}
+
+int checkpoint_write_kept(checkpointer *k) {
+    if (isnan(k->kept.t) || !(isnan(k->t_last) || k->kept.t > k->t_last)) return 0;
+    return write_file(k, k->kept.t, k->kept.next_sample, replay_kept, NULL);
+}
+
+/* Rank 0: whether the records' budget allows one more now: all of them
+ * within LAST_WINDOW_SHARE of the wall time so far plus
+ * LAST_WINDOW_FREE_SECONDS (the last one's cost stands for the next's). */
+static int keep_allowed(const checkpointer *k, double now) {
+    return k->keep && k->kept_total + k->kept_cost <=
+                          LAST_WINDOW_SHARE * (now - k->wall0) + LAST_WINDOW_FREE_SECONDS;
+}
+
+/* Several ranks, on rank 0: keep the last window every this many windows
+ * until the next check (CHECKPOINT_POLL_WINDOWS: only at checks): every
+ * window while the budget allows it up to the next check at the windows'
+ * pace since the last one, else as often as LAST_WINDOW_SHARE allows. */
+static int keep_every(const checkpointer *k, double now) {
+    uint64_t windows = k->windows - k->poll_windows;
+    double pace = windows > 0 ? (now - k->poll_wall) / (double)windows : 0.0;
+    if (!k->keep || !(pace > 0.0)) return CHECKPOINT_POLL_WINDOWS;
+    double ahead = CHECKPOINT_POLL_WINDOWS * pace;
+    if (k->kept_total + CHECKPOINT_POLL_WINDOWS * k->kept_cost <=
+        LAST_WINDOW_SHARE * (now + ahead - k->wall0) + LAST_WINDOW_FREE_SECONDS)
+        return 1;
+    double every = ceil(k->kept_cost / (LAST_WINDOW_SHARE * pace));
+    return every < CHECKPOINT_POLL_WINDOWS ? (every > 1.0 ? (int)every : 1)
+                                           : CHECKPOINT_POLL_WINDOWS;
+}
+
 int checkpoint_window_end(void *ctx, double t, const integrator_state *s) {
     checkpointer *k = ctx;
     int sim_due = k->every_sim > 0.0 && t >= k->next_sim;
     int64_t done = samples_done(k, t);
     int at_sample = done > 0 && k->times[done - 1] == t;
     k->windows++;
-    /* the same decision on every rank: where to check is known to all */
-    if (k->size > 1 && !sim_due && !at_sample && k->windows % CHECKPOINT_POLL_WINDOWS != 0)
+    /* the same decision on every rank: where to check is known to all; in
+     * between, the last window is kept every keep_every windows (agreed at
+     * the last check) */
+    if (k->size > 1 && !sim_due && !at_sample && k->windows % CHECKPOINT_POLL_WINDOWS != 0) {
+        if (k->keep && k->windows % k->keep_every == 0) keep_at(k, t, s);
         return 0;
-    int flags[3] = {received,
-                    k->rank == 0 && k->every_wall > 0.0 &&
-                        wallclock_seconds() - k->last_wall >= k->every_wall,
-                    s->failed};
-    if (k->size > 1) MPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MAX, k->comm);
+    }
+    double now = k->rank == 0 ? wallclock_seconds() : 0.0;
+    int flags[5] = {
+        received, k->rank == 0 && k->every_wall > 0.0 && now - k->last_wall >= k->every_wall,
+        s->failed, k->rank == 0 && keep_allowed(k, now), k->rank == 0 ? keep_every(k, now) : 0};
+    if (k->size > 1) MPI_Allreduce(MPI_IN_PLACE, flags, 5, MPI_INT, MPI_MAX, k->comm);
+    k->keep_every = flags[4];
+    k->poll_wall = now;
+    k->poll_windows = k->windows;
     if (flags[2]) return 0; /* the integrator reports it; the last checkpoint stays */
-    if (!sim_due && !flags[0] && !flags[1]) return 0;
+    if (!sim_due && !flags[0] && !flags[1]) {
+        if (flags[3]) keep_at(k, t, s);
+        return 0;
+    }
     if (write_at(k, t, s)) return -1;
     if (sim_due)
         while (k->next_sim <= t)
@@ -241,9 +391,10 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
     run_layout *l = k->layout;
     k->reader = ckpt_open(path, k->comm, k->info.n, k->block_first, k->block_count, err, errlen);
     if (!k->reader) return -1;
+    field_io io = file_io(k, k->reader, 1, "");
     int rc = ckpt_block(k->reader, "x", k->xblock) ||
-             ckpt_block(k->reader, "activity", k->ablock) || stats_io(k->reader, &k->before) ||
-             problem_discrete(k, k->reader, 1);
+             ckpt_block(k->reader, "activity", k->ablock) || stats_io(&io.io, &k->before) ||
+             problem_discrete(k, &io.io);
     char msg[1024];
     snprintf(msg, sizeof msg, "--restart %s", ckpt_error(k->reader));
     int finite = 1;
@@ -270,12 +421,7 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
         checkpoint_restore_end(k);
         return -1;
     }
-    k->loader = (field_io){{.loading = 1,
-                            .field = integrator_field,
-                            .scalar = integrator_scalar,
-                            .vector = integrator_vector},
-                           k,
-                           k->reader};
+    k->loader = file_io(k, k->reader, 1, CKPT_INTEGRATOR "/");
     return 0;
 }
 

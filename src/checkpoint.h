@@ -14,8 +14,10 @@
  * them back, on any number of ranks. On the same number of ranks a QSS run
  * then goes on exactly as the uninterrupted run would have; CVODE starts its
  * step history anew (SUNDIALS cannot restore it) and a mixed run both of
- * its blocks, which changes the result within the tolerance. See
- * docs/reliability.md.
+ * its blocks, which changes the result within the tolerance. At window
+ * ends where it is cheap (last_window.h) the content of a checkpoint is kept
+ * in memory instead; a failed run writes it (checkpoint_write_kept), so its
+ * checkpoint is its last good window. See docs/reliability.md.
  */
 #ifndef QMOL_CHECKPOINT_H
 #define QMOL_CHECKPOINT_H
@@ -23,6 +25,7 @@
 #include "ckpt.h"
 #include "config.h"
 #include "integrator.h"
+#include "last_window.h"
 #include "layout.h"
 
 /* Exit code and integrator return code of a run stopped by a signal. */
@@ -54,8 +57,17 @@ typedef struct checkpointer {
         state_io io;
         struct checkpointer *k;
         ckpt_file *file;
+        const char *prefix;
     } loader;
-    qmol_stats before; /* a restart: what the stopped run counted */
+    /* the content of the last window end kept in memory (last_window.h),
+     * written by checkpoint_write_kept when the run fails */
+    last_window kept;
+    int keep;                     /* 1: keep windows (not with --checkpoint-every off) */
+    double kept_cost, kept_total; /* how long the last keep took, and all together */
+    int keep_every;               /* several ranks: keep every this many windows between checks */
+    double poll_wall;             /* rank 0's clock at the last check */
+    uint64_t poll_windows;        /* windows at the last check */
+    qmol_stats before;            /* a restart: what the stopped run counted */
     double *x, *xblock, *ablock;
     int64_t block_first, block_count; /* this rank's block of the checkpoint's states */
     ckpt_info info;                   /* args, output, n; t and next_sample per checkpoint */
@@ -73,6 +85,13 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
                       const double *times, int64_t samples, double t0, const double *activity);
 /* integrator_options.window_end (ctx: the checkpointer). */
 int checkpoint_window_end(void *ctx, double t, const integrator_state *s);
+/* The doubles per owned state (*fixed) and per entry of its row
+ * (*per_entry) that a kept window of method holds (for memory_check). */
+void checkpoint_kept_size(method_id method, double *fixed, double *per_entry);
+/* After a failed run (collective): writes the window end kept in memory as
+ * the checkpoint when it is newer than the last one written. Returns 0
+ * (also when there is none), or -1 with k->err. */
+int checkpoint_write_kept(checkpointer *k);
 /* Restores the states (as starting values, initial.h), the owned event
  * counts when activity is set, and the statistics so far (k->before) from
  * the checkpoint at path, and leaves it open for the integrator to load its

@@ -76,7 +76,7 @@ static int list_problems(const char *plugin) {
  * 1 when they take a value. */
 static int restart_extra(const char *arg, int *takes_value) {
     static const char *const with_value[] = {"--checkpoint-every", "--checkpoint-file",
-                                             "--progress"};
+                                             "--keep-last-window", "--progress"};
     static const char *const flags[] = {"--quiet", "-q", "--verbose", "-v"};
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
         size_t len = strlen(with_value[k]);
@@ -133,7 +133,8 @@ static int restart_args(int argc, char **argv, int *out_argc, char ***out, char 
         if (!restart_extra(argv[a], &takes_value)) {
             snprintf(err, errlen,
                      "--restart %s: %s cannot be given on a restart (the run's options come from "
-                     "the checkpoint; allowed: --checkpoint-every, --checkpoint-file, --progress, "
+                     "the checkpoint; allowed: --checkpoint-every, --checkpoint-file, "
+                     "--keep-last-window, --progress, "
                      "--quiet, --verbose)",
                      path, argv[a]);
             free(v);

@@ -61,8 +61,10 @@ typedef struct run_config {
     double checkpoint_sim, checkpoint_wall; /* --checkpoint-every: one > 0, or both 0 */
     int checkpoint_off;                     /* --checkpoint-every off: not even the default */
     char *checkpoint_file;                  /* NULL: the output's name with .ckpt.h5 */
-    char *restart;                          /* --restart CKPT, or NULL */
-    char *args_text; /* the arguments, one per line, without --restart (for checkpoints) */
+    int keep_last_window; /* --keep-last-window on (default): a failed run's checkpoint is
+                             its last good window (last_window.h) */
+    char *restart;        /* --restart CKPT, or NULL */
+    char *args_text;      /* the arguments, one per line, without --restart (for checkpoints) */
 } run_config;
 
 /* Parses `qmol run` arguments (argv after "run"). Returns 0, or 2 with a

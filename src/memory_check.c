@@ -56,13 +56,15 @@ static double process_limit(const char **which) {
     return lim;
 }
 
-int memory_check(const qmol_problem *p, int64_t metis_vertices, MPI_Comm comm, char *err,
+int memory_check(const qmol_problem *p, const memory_extra *extra, MPI_Comm comm, char *err,
                  size_t errlen) {
+    int64_t metis_vertices = extra->metis_vertices;
     int size, rank;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
     double row = mean_row(p);
-    double per_state = MEMORY_STATE_BYTES + MEMORY_ENTRY_BYTES * row;
+    double per_state = MEMORY_STATE_BYTES + MEMORY_ENTRY_BYTES * row +
+                       8.0 * (extra->kept_doubles + extra->kept_entry_doubles * row);
     double share = ceil((double)p->n / (double)size);
     double mine = MEMORY_BASE_BYTES + per_state * share;
     double metis = 0.0; /* rank 0 while METIS partitions its graph there */

@@ -17,6 +17,9 @@
  * 90, heat2d 123, heat3d 174 bytes per vertex (the model: 90, 132, 174);
  * heat2d at P = 4: 1274 MB (the model: 1276; rank 1 677 MB). At P = 2 the
  * states' phase is the larger (1337 MB).
+ * A last window kept in memory (last_window.h) adds its doubles per state;
+ * measured: LIQSS2 on adr2d 500 x 500, 120 bytes per state (13 doubles
+ * and the record's slack).
  * A node's ranks (MPI_COMM_TYPE_SHARED) together must fit in its
  * physical memory, and each rank in its own limits (RLIMIT_AS, RLIMIT_DATA).
  */
@@ -37,9 +40,18 @@
 #define MEMORY_METIS_VERTEX_BYTES 27.0
 #define MEMORY_METIS_ENTRY_BYTES 21.0
 
+/* What a run needs beyond the states' estimate: the vertices METIS
+ * partitions on rank 0 (partition_metis_vertices; 0: none), and the doubles
+ * per owned state, fixed and per row entry, of the last window kept in
+ * memory (checkpoint_kept_size; 0: none). */
+typedef struct memory_extra {
+    int64_t metis_vertices;
+    double kept_doubles, kept_entry_doubles;
+} memory_extra;
+
 /* Collective over comm. Returns 0, or -1 (on every rank) with a message
  * giving the estimate and the memory it exceeds. */
-int memory_check(const qmol_problem *p, int64_t metis_vertices, MPI_Comm comm, char *err,
+int memory_check(const qmol_problem *p, const memory_extra *extra, MPI_Comm comm, char *err,
                  size_t errlen);
 
 #endif

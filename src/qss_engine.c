@@ -349,6 +349,7 @@ void eng_free(qss_engine *e) {
     free(e->diag);
     free(e->entry);
     free(e->missed);
+    free(e->io_column);
     free(e->vals);
     free(e->vals2);
     free(e->slopes);

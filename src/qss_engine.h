@@ -58,7 +58,8 @@ struct qss_engine {
     /* LIQSS2: missed[i] != 0 when i's last event came from x drifting away
      * from q rather than meeting it (see eng_schedule_liqss) */
     unsigned char *missed;
-    int analytic_jac; /* the problem's jac is used */
+    double *io_column; /* eng_state_io's per-state column, kept between saves (or NULL) */
+    int analytic_jac;  /* the problem's jac is used */
     /* scratch of the longest row / longest dependents list */
     double *vals, *vals2, *slopes, *curv, *dfdv, *saved, *saved2;
     int32_t max_deps;

@@ -79,9 +79,11 @@ int eng_state_io(qss_engine *e, state_io *io) {
     MPI_Comm comm = e->halo ? e->halo->comm : MPI_COMM_SELF;
     int width = e->m->max_row;
     if (e->halo) MPI_Allreduce(MPI_IN_PLACE, &width, 1, MPI_INT, MPI_MAX, comm);
-    double *col = malloc(((size_t)e->n + 1) * sizeof *col);
+    /* kept between saves: a run that keeps its last window saves often
+     * (last_window.h), and fresh pages each time cost more than the copy */
+    if (!e->io_column) e->io_column = malloc(((size_t)e->n + 1) * sizeof *e->io_column);
+    double *col = e->io_column;
     if (comm_agree(comm, col ? 0 : -1, NULL, 0)) {
-        free(col);
         io->why = "out of memory for the checkpoint's QSS state";
         return -1;
     }
@@ -104,7 +106,6 @@ int eng_state_io(qss_engine *e, state_io *io) {
         rc = column(io, name, col, e, get_entry, put_entry, w);
     }
     if (rc == 0 && e->method->state_io) rc = e->method->state_io(e, io);
-    free(col);
     if (rc == 0 && io->loading && e->halo) refresh_ghosts(e);
     return rc;
 }

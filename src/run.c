@@ -610,8 +610,10 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: --partition %s: %s\n", c.partition, err);
         goto done;
     }
-    if (memory_check(&prob, partition_metis_vertices(&prob, &po, size), comm, err, sizeof err) !=
-        0) {
+    memory_extra extra = {partition_metis_vertices(&prob, &po, size), 0.0, 0.0};
+    if (can_checkpoint && c.keep_last_window && !c.checkpoint_off)
+        checkpoint_kept_size(c.method, &extra.kept_doubles, &extra.kept_entry_doubles);
+    if (memory_check(&prob, &extra, comm, err, sizeof err) != 0) {
         SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
@@ -798,11 +800,16 @@ int run_execute(const run_config *cin) {
         rc = 2;
         goto done;
     }
+    /* a failure: the last window end kept in memory becomes the checkpoint */
+    char kept_err[sizeof ck.err + 64] = "";
+    if (irc != 0 && have_ck && checkpoint_write_kept(&ck) != 0)
+        snprintf(kept_err, sizeof kept_err, "; the last window's could not be written: %s", ck.err);
+    keep_partial = keep_partial || (have_ck && !isnan(ck.t_last));
     if (irc != 0 && have_ck && !isnan(ck.t_last)) { /* keep what a restart needs */
         SAY("qmol: error: %s on %s: %s (the last checkpoint, at t = %.17g, is %s: qmol run "
-            "--restart %s)\n",
+            "--restart %s%s)\n",
             method_name(c.method), def->name, err[0] ? err : "the integration failed", ck.t_last,
-            ck.path, ck.path);
+            ck.path, ck.path, kept_err);
         h5out_suspend(out, err, sizeof err);
         out = NULL;
         rc = 1;

@@ -292,7 +292,8 @@ def metis_memory_case():
     limit_kib = int((states + metis) / 2 / 1024)
     return Case("memory_rank0_metis_graph",
                 ["run", "--problem", "heat2d", "--set", f"nx={side}", "--set", f"ny={side}",
-                 "--tf", "1e-3", "--samples", "2", "--output", "{d}/out.h5"],
+                 "--tf", "1e-3", "--samples", "2", "--output", "{d}/out.h5",
+                 "--keep-last-window", "off"],
                 rf"(?=.*heat2d)(?=.*memory on rank 0 of {ranks})"
                 rf"(?=.*for METIS partitioning 9e\+06 vertices)(?=.*ulimit -v)", ranks=ranks,
                 memory_limit=limit_kib)
@@ -422,6 +423,8 @@ def options_cases():
         Case("bdf_file_empty_name", base() + ["--method", "mixed", "--bdf-file="],
              r"--bdf-file: empty file name"),
         Case("output_empty", base() + ["--output="], r"--output: empty output path"),
+        Case("keep_last_window_not_on_off", base() + ["--keep-last-window", "yes"],
+             quoted("--keep-last-window", "yes") + r": must be on or off"),
         # --partition file:PATH on one rank: still a file that must exist
         Case("partition_file_missing_1rank",
              base() + ["--partition", "file:{d}/missing.txt"], r"missing\.txt"),

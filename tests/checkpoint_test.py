@@ -26,6 +26,11 @@
   and older than the failure; OUTPUT.partial stays. A derivative that is
   NaN at once on 2 ranks: exit 1, the message names the state, its rank,
   the time and the method, and nothing is left.
+- A run that stalls (adr1d, r < 0) without a periodic checkpoint, on 1
+  rank (--part small) and on 2: the last good window kept in memory is the
+  checkpoint (1 rank: at most one 0.01 window before the failure), finite,
+  and resumed on the same ranks it fails at the identical time; with
+  --keep-last-window off nothing is left.
 - A truncated file, a result file, a missing file, a checkpoint without one
   of the integrator's fields, an option that cannot change on a restart:
   exit 2, one line naming the input.
@@ -208,6 +213,57 @@ def small_runs(args, s, fails):
     if not ok:
         fails.append("blow-up after checkpoints: exit %d, %r" % (r.returncode, r.stderr))
 
+    last_window_runs(args, s, 1, fails)
+
+
+# adr1d with r < 0 stalls (LIQSS2 makes no progress) at t = 0.5788; tf = 10, so one rank's
+# windows are at most 0.01 long (checkpoint.h: window_cap = (tf - t0) / 1000)
+STALL = ["--problem", "adr1d", "--set", "r=-1", "--set", "u0=1.5", "--tf", "10",
+         "--method", "liqss2", "--output", "run.h5", "--quiet"]
+STALL_AT = re.compile(r"made no progress at t=([0-9.e+-]+)")
+LAST_CK = re.compile(r"\(the last checkpoint, at t = ([0-9.e+-]+), is run\.ckpt\.h5: qmol run "
+                     r"--restart run\.ckpt\.h5\)")
+
+
+def last_window_runs(args, s, ranks, fails):
+    """A failure without a periodic checkpoint (default: every 30 min) leaves the last good
+    window kept in memory as the checkpoint: finite, at most one window (1 rank: 0.01)
+    before the failure, and complete: resumed on the same ranks, the run fails at the
+    identical time. With --keep-last-window off nothing is left."""
+    label = "last window, %d rank%s" % (ranks, "s" if ranks > 1 else "")
+    where = fresh(os.path.join(s, "last-window-%d" % ranks))
+    r = subprocess.run(cmd(args, ranks) + STALL, cwd=where, capture_output=True, text=True,
+                       timeout=120)
+    stall, last = STALL_AT.search(r.stderr), LAST_CK.search(r.stderr)
+    ck = os.path.join(where, "run.ckpt.h5")
+    if r.returncode != 1 or not stall or not last or not os.path.exists(ck):
+        fails.append("%s: exit %d, %r, files %s" % (label, r.returncode, r.stderr,
+                                                    os.listdir(where)))
+        return
+    t_fail, t_ck = float(stall.group(1)), float(last.group(1))
+    with h5py.File(ck, "r") as f:
+        t_file, finite = float(f.attrs["t"]), bool(np.all(np.isfinite(f["x"][()])))
+    window = 0.01
+    resumed = subprocess.run(cmd(args, ranks) + ["--restart", "run.ckpt.h5"], cwd=where,
+                             capture_output=True, text=True, timeout=120)
+    again = STALL_AT.search(resumed.stderr)
+    print("%s: failed at t=%s, checkpoint t=%s (finite %s); resumed: exit %d, failed at t=%s"
+          % (label, stall.group(1), last.group(1), finite, resumed.returncode,
+             again.group(1) if again else None))
+    if not (t_file == t_ck and finite and t_fail - window <= t_ck < t_fail):
+        fails.append("%s: checkpoint at t=%r (file %r), finite %s, failure at t=%r"
+                     % (label, t_ck, t_file, finite, t_fail))
+    if resumed.returncode != 1 or not again or again.group(1) != stall.group(1):
+        fails.append("%s, resumed: exit %d, %r (expected the same failure at t=%s)"
+                     % (label, resumed.returncode, resumed.stderr, stall.group(1)))
+    off = fresh(os.path.join(s, "last-window-off-%d" % ranks))
+    r = subprocess.run(cmd(args, ranks) + STALL + ["--keep-last-window", "off"], cwd=off,
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 1 or not STALL_AT.search(r.stderr) or LAST_CK.search(r.stderr) or \
+            os.listdir(off):
+        fails.append("%s, --keep-last-window off: exit %d, %r, left %s"
+                     % (label, r.returncode, r.stderr, os.listdir(off)))
+
 
 def main():
     args = parse_args("checkpoint", parts=("small", "runs"))
@@ -370,6 +426,8 @@ def main():
                                                                 os.listdir(nan)))
     else:
         print("NaN on 2 ranks: %s" % lines[0])
+
+    last_window_runs(args, s, 2, fails)
 
     # refused: exit 2, one line naming the input
     bad = fresh(os.path.join(s, "bad"))
