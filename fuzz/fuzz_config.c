@@ -124,6 +124,11 @@ static void check(const char *mode, int rc, const run_config *c, const char *err
              (c->bdf_rule != NULL || c->bdf_file != NULL || c->assign_auto != 0),
          "accepted-mixed", "--bdf/--bdf-file/--assign auto without --method mixed, or the reverse"},
         {sets_ok, "accepted-set", "an assignment without '=' or missing"},
+        {(c->checkpoint_sim >= 0.0 && isfinite(c->checkpoint_sim) && c->checkpoint_wall >= 0.0 &&
+          isfinite(c->checkpoint_wall) && !(c->checkpoint_sim > 0.0 && c->checkpoint_wall > 0.0)),
+         "accepted-checkpoint-every", "checkpoint-every negative, not finite, or both kinds"},
+        {c->keep_last_window == 0 || c->keep_last_window == 1, "accepted-keep-last-window",
+         "keep-last-window neither on nor off"},
     };
     for (size_t k = 0; k < sizeof promise / sizeof promise[0]; k++)
         if (!promise[k].ok)

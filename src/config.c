@@ -226,7 +226,7 @@ static int parse_interval(const char *s, double *sim, double *wall) {
                   : !strcmp(end, "m") ? 60.0
                   : !strcmp(end, "h") ? 3600.0
                                       : -1.0;
-    if (unit < 0.0) return -1;
+    if (unit < 0.0 || !isfinite(v * unit)) return -1; /* 1e306h is not a wall time */
     *sim = unit == 0.0 ? v : 0.0;
     *wall = unit == 0.0 ? 0.0 : v * unit;
     return 0;

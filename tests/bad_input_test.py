@@ -423,6 +423,15 @@ def options_cases():
         Case("bdf_file_empty_name", base() + ["--method", "mixed", "--bdf-file="],
              r"--bdf-file: empty file name"),
         Case("output_empty", base() + ["--output="], r"--output: empty output path"),
+        Case("checkpoint_every_no_unit", base() + ["--checkpoint-every", "10x"],
+             quoted("--checkpoint-every", "10x") + r": must be a simulated time > 0, a wall "
+             r"time > 0 with a unit"),
+        Case("checkpoint_every_zero", base() + ["--checkpoint-every", "0"],
+             quoted("--checkpoint-every", "0") + r": must be a simulated time > 0"),
+        Case("checkpoint_every_nan", base() + ["--checkpoint-every", "nan"],
+             quoted("--checkpoint-every", "nan") + r": must be a simulated time > 0"),
+        Case("checkpoint_every_wall_overflow", base() + ["--checkpoint-every", "1e306h"],
+             quoted("--checkpoint-every", "1e306h") + r": must be a simulated time > 0"),
         Case("keep_last_window_not_on_off", base() + ["--keep-last-window", "yes"],
              quoted("--keep-last-window", "yes") + r": must be on or off"),
         # --partition file:PATH on one rank: still a file that must exist
