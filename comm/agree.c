@@ -8,11 +8,13 @@ int comm_agree(MPI_Comm comm, int rc, char *err, size_t errlen) {
     int size, rank;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
-    /* the lowest failing rank speaks for all; its rc is the verdict (a
-     * maximum over ranks would lose the usual -1 next to a 0) */
-    int speaker = rc != 0 ? rank : size;
-    MPI_Allreduce(MPI_IN_PLACE, &speaker, 1, MPI_INT, MPI_MIN, comm);
-    if (speaker == size) return 0;
+    /* the lowest failing rank with a message speaks for all, else the
+     * lowest failing rank; its rc is the verdict (a maximum over ranks would
+     * lose the usual -1 next to a 0) */
+    int speakers[2] = {rc != 0 && err && err[0] ? rank : size, rc != 0 ? rank : size};
+    MPI_Allreduce(MPI_IN_PLACE, speakers, 2, MPI_INT, MPI_MIN, comm);
+    if (speakers[1] == size) return 0;
+    int speaker = speakers[0] < size ? speakers[0] : speakers[1];
     int verdict = rc;
     MPI_Bcast(&verdict, 1, MPI_INT, speaker, comm);
     char msg[1024];

@@ -30,7 +30,9 @@
   rank (--part small) and on 2: the last good window kept in memory is the
   checkpoint (1 rank: at most one 0.01 window before the failure), finite,
   and resumed on the same ranks it fails at the identical time; with
-  --keep-last-window off nothing is left.
+  --keep-last-window off nothing is left. The mixed method's QSS block
+  stalling on one of 2 ranks: its message (not the other rank's) and the
+  last window as the checkpoint.
 - A truncated file, a result file, a missing file, a checkpoint without one
   of the integrator's fields, an option that cannot change on a restart:
   exit 2, one line naming the input.
@@ -428,6 +430,20 @@ def main():
         print("NaN on 2 ranks: %s" % lines[0])
 
     last_window_runs(args, s, 2, fails)
+
+    # the mixed method on 2 ranks: the QSS block stalls on one rank; the message is that
+    # rank's (not the other's bare "failed") and the last window is the checkpoint
+    mixed = fresh(os.path.join(s, "mixed-stall"))
+    r = subprocess.run(cmd(args, 2) + STALL[:-5] + ["--method", "mixed", "--bdf", "i>=50",
+                                                     "--output", "run.h5", "--quiet"],
+                       cwd=mixed, capture_output=True, text=True, timeout=120)
+    stall, last = STALL_AT.search(r.stderr), LAST_CK.search(r.stderr)
+    print("mixed stall, 2 ranks: exit %d, failed at t=%s, checkpoint t=%s"
+          % (r.returncode, stall.group(1) if stall else None, last.group(1) if last else None))
+    if (r.returncode != 1 or not stall or not last
+            or not float(stall.group(1)) - 0.01 <= float(last.group(1)) < float(stall.group(1))
+            or "mliqss2 made no progress" not in r.stderr):
+        fails.append("mixed stall on 2 ranks: exit %d, %r" % (r.returncode, r.stderr))
 
     # refused: exit 2, one line naming the input
     bad = fresh(os.path.join(s, "bad"))
