@@ -38,6 +38,7 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
     k->size = layout->size;
     k->every_sim = c->checkpoint_sim;
     k->every_wall = c->checkpoint_wall;
+    k->sim_base = t0;
     k->next_sim = t0 + c->checkpoint_sim;
     k->last_wall = wallclock_seconds();
     k->times = times;
@@ -69,10 +70,14 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
     if (k->keep) {
         double fixed, per_entry;
         checkpoint_kept_size(c->method, &fixed, &per_entry);
-        double row = layout->m.max_row; /* mLIQSS: one field per entry of the longest row */
+        /* mLIQSS: one field per entry of the longest row of all ranks */
+        int row = layout->m.max_row;
+        if (k->size > 1) MPI_Allreduce(MPI_IN_PLACE, &row, 1, MPI_INT, MPI_MAX, k->comm);
         last_window_reserve(&k->kept, (size_t)((fixed + per_entry * row) * layout->m.n) + 1024);
     }
-    k->keep_every = CHECKPOINT_POLL_WINDOWS; /* until the first check knows the pace */
+    /* until a check has timed a keep and knows the windows' pace */
+    k->keep_every = CHECKPOINT_POLL_WINDOWS;
+    k->poll_wall = k->wall0;
     received = 0;
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
@@ -176,8 +181,7 @@ static int problem_discrete(checkpointer *k, state_io *io) {
     double *v = malloc((size_t)p->n_discrete * sizeof *v);
     if (comm_agree(k->comm, v ? 0 : -1, NULL, 0)) {
         free(v);
-        snprintf(k->err, sizeof k->err, "out of memory for %lld discrete variables",
-                 (long long)p->n_discrete);
+        io->why = "out of memory for the problem's discrete variables";
         return -1;
     }
     if (!io->loading) p->get_discrete(p->data, v);
@@ -338,7 +342,7 @@ static int keep_allowed(const checkpointer *k, double now) {
 static int keep_every(const checkpointer *k, double now) {
     uint64_t windows = k->windows - k->poll_windows;
     double pace = windows > 0 ? (now - k->poll_wall) / (double)windows : 0.0;
-    if (!k->keep || !(pace > 0.0)) return CHECKPOINT_POLL_WINDOWS;
+    if (!k->keep || !(pace > 0.0) || !(k->kept_cost > 0.0)) return CHECKPOINT_POLL_WINDOWS;
     double ahead = CHECKPOINT_POLL_WINDOWS * pace;
     if (k->kept_total + CHECKPOINT_POLL_WINDOWS * k->kept_cost <=
         LAST_WINDOW_SHARE * (now + ahead - k->wall0) + LAST_WINDOW_FREE_SECONDS)
@@ -346,6 +350,13 @@ static int keep_every(const checkpointer *k, double now) {
     double every = ceil(k->kept_cost / (LAST_WINDOW_SHARE * pace));
     return every < CHECKPOINT_POLL_WINDOWS ? (every > 1.0 ? (int)every : 1)
                                            : CHECKPOINT_POLL_WINDOWS;
+}
+
+/* The first base + k every after t (k whole), computed, not summed: far
+ * from base a sum could stop moving. */
+static double next_multiple(double base, double every, double t) {
+    double next = base + every * (floor((t - base) / every) + 1.0);
+    return next > t ? next : nextafter(t, INFINITY);
 }
 
 int checkpoint_window_end(void *ctx, double t, const integrator_state *s) {
@@ -375,9 +386,7 @@ int checkpoint_window_end(void *ctx, double t, const integrator_state *s) {
         return 0;
     }
     if (write_at(k, t, s)) return -1;
-    if (sim_due)
-        while (k->next_sim <= t)
-            k->next_sim += k->every_sim;
+    if (sim_due) k->next_sim = next_multiple(k->sim_base, k->every_sim, t);
     k->last_wall = wallclock_seconds();
     if (flags[0]) {
         k->signal = flags[0];
@@ -396,7 +405,10 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
              ckpt_block(k->reader, "activity", k->ablock) || stats_io(&io.io, &k->before) ||
              problem_discrete(k, &io.io);
     char msg[1024];
-    snprintf(msg, sizeof msg, "--restart %s", ckpt_error(k->reader));
+    if (rc && io.io.why && io.io.why != ckpt_error(k->reader)) /* not the file's: memory */
+        snprintf(msg, sizeof msg, "--restart %s: %s", path, io.io.why);
+    else
+        snprintf(msg, sizeof msg, "--restart %s", ckpt_error(k->reader));
     int finite = 1;
     for (int64_t j = 0; !rc && finite && j < k->block_count; j++)
         finite = isfinite(k->xblock[j]);

@@ -40,8 +40,8 @@ typedef struct checkpointer {
     MPI_Comm comm;
     int rank, size;
     char *path;
-    double every_sim, every_wall; /* 0: not set */
-    double next_sim, last_wall;
+    double every_sim, every_wall;         /* 0: not set */
+    double sim_base, next_sim, last_wall; /* simulated-time checkpoints: base + k every */
     uint64_t windows;
     const double *times; /* the sample times, to count the samples written */
     int64_t samples;

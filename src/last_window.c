@@ -2,6 +2,7 @@
 #include "last_window.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ typedef struct kept_item {
  * rank goes through the same collective steps of the content; the record is
  * dropped at last_window_end. */
 static kept_item *add(last_window *w, int kind, const char *name, int64_t len) {
+    if (w->io.why) return NULL; /* the record is dropped already */
     if (w->count == w->items_cap) {
         size_t cap = w->items_cap ? 2 * w->items_cap : 32;
         kept_item *items = realloc(w->items, cap * sizeof *items);
@@ -30,10 +32,13 @@ static kept_item *add(last_window *w, int kind, const char *name, int64_t len) {
         w->items = items;
         w->items_cap = cap;
     }
-    if ((size_t)len > w->values_cap - w->used) {
-        size_t cap = w->values_cap ? w->values_cap : 1024;
-        while (cap - w->used < (size_t)len)
-            cap *= 2;
+    if (len < 0 || (uint64_t)len > SIZE_MAX / sizeof(double) / 2 - w->used) {
+        w->io.why = "a checkpoint field too large to keep";
+        return NULL;
+    }
+    size_t need = w->used + (size_t)len;
+    if (need > w->values_cap) { /* past the reservation: what is needed, and an eighth */
+        size_t cap = need + need / 8 > 1024 ? need + need / 8 : 1024;
         double *values = realloc(w->values, cap * sizeof *values);
         if (!values) {
             w->io.why = "out of memory keeping the last window";
@@ -50,32 +55,41 @@ static kept_item *add(last_window *w, int kind, const char *name, int64_t len) {
     it->kind = kind;
     it->len = len;
     it->offset = w->used;
-    w->used += (size_t)len;
+    w->used = need;
     w->count++;
     return it;
+}
+
+/* Copies len values into the record; a NaN drops the record (it would be
+ * a checkpoint that no restart can use). */
+static void copy_values(last_window *w, const kept_item *it, const double *from) {
+    double *to = w->values + it->offset;
+    int nan = 0;
+    for (int64_t i = 0; i < it->len; i++) {
+        nan |= isnan(from[i]);
+        to[i] = from[i];
+    }
+    if (nan) w->io.why = "a NaN in the window's state";
 }
 
 static int keep_field(state_io *io, const char *name, double *owned) {
     last_window *w = (last_window *)io;
     kept_item *it = add(w, owned ? KEPT_FIELD : KEPT_ZERO_FIELD, name, owned ? w->n : 0);
-    if (!it) return 0; /* io.why says so; the content's collective steps go on */
-    if (owned) memcpy(w->values + it->offset, owned, (size_t)w->n * sizeof *owned);
-    return 0;
+    if (it && owned) copy_values(w, it, owned);
+    return 0; /* on failure io.why says so; the content's collective steps go on */
 }
 
 static int keep_vector(state_io *io, const char *name, int64_t len, double *values) {
     last_window *w = (last_window *)io;
     kept_item *it = add(w, KEPT_VECTOR, name, len);
-    if (!it) return 0;
-    if (len > 0) memcpy(w->values + it->offset, values, (size_t)len * sizeof *values);
+    if (it) copy_values(w, it, values);
     return 0;
 }
 
 static int keep_scalar(state_io *io, const char *name, double *value) {
     last_window *w = (last_window *)io;
     kept_item *it = add(w, KEPT_SCALAR, name, 1);
-    if (!it) return 0;
-    w->values[it->offset] = *value;
+    if (it) copy_values(w, it, value);
     return 0;
 }
 
@@ -88,6 +102,7 @@ void last_window_init(last_window *w, int32_t n) {
 
 int last_window_reserve(last_window *w, size_t values) {
     if (values <= w->values_cap) return 0;
+    if (values > SIZE_MAX / sizeof(double)) return -1;
     double *v = realloc(w->values, values * sizeof *v);
     if (!v) return -1;
     memset(v + w->values_cap, 0, (values - w->values_cap) * sizeof *v); /* touched now */

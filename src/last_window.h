@@ -6,7 +6,9 @@
  * (checkpoint.h) instead records what it would write to a checkpoint at
  * window ends, as often as a budget allows: all records together within
  * LAST_WINDOW_SHARE of the wall time so far plus LAST_WINDOW_FREE_SECONDS
- * (so a short run records every window, a long one spends at most 2 %).
+ * (so a short run on one rank records every window, a long one spends at
+ * most 2 %; on several ranks records start at the first check, after 64
+ * windows or at the first sample, which times one).
  * After a failure it writes the last record out. The record is a state_io in saving mode
  * (integrator.h): each field (owned values), vector and scalar passed to it is copied, in order,
  * and last_window_replay passes them to another state_io in the same order.

@@ -13,20 +13,30 @@
  * rows when n is that small, else rows at the fractional parts of k times the
  * golden ratio, which no grid's stride lines up with (an even stride of
  * n / 1000 rows falls on the same column of an nx x ny grid every time:
- * heat2d 3000 x 3000 counted only boundary rows). */
-static double mean_row(const qmol_problem *p) {
+ * heat2d 3000 x 3000 counted only boundary rows). *longest: the longest
+ * row sampled. */
+static double mean_row(const qmol_problem *p, double *longest) {
     int64_t count = p->n < MEMORY_SAMPLE_ROWS ? p->n : MEMORY_SAMPLE_ROWS;
     double sum = 0.0;
+    *longest = 0.0;
     for (int64_t k = 0; k < count; k++) {
         int64_t i = k;
         if (count < p->n) {
             double spread = (double)k * 0.6180339887498949;
             i = (int64_t)((spread - floor(spread)) * (double)p->n);
         }
-        sum += p->row_size(p->data, i < p->n ? i : p->n - 1);
+        double row = p->row_size(p->data, i < p->n ? i : p->n - 1);
+        sum += row;
+        if (row > *longest) *longest = row;
     }
     return count > 0 ? sum / (double)count : 0.0;
 }
+
+/* What helps when METIS's phase on rank 0 is the larger: more ranks do not
+ * (rank 0 holds the whole graph). */
+#define METIS_ADVICE                                                                               \
+    "partition a coarsened graph (--coarsen-above below n), partition without METIS "              \
+    "(--partition block), or give rank 0 more memory"
 
 /* "3.2 GiB" */
 static void human(double bytes, char *buf, size_t len) {
@@ -62,29 +72,31 @@ int memory_check(const qmol_problem *p, const memory_extra *extra, MPI_Comm comm
     int size, rank;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
-    double row = mean_row(p);
+    double longest, row = mean_row(p, &longest);
+    /* the kept window's fields per entry are as many as the longest row's */
     double per_state = MEMORY_STATE_BYTES + MEMORY_ENTRY_BYTES * row +
-                       8.0 * (extra->kept_doubles + extra->kept_entry_doubles * row);
+                       8.0 * (extra->kept_doubles + extra->kept_entry_doubles * longest);
     double share = ceil((double)p->n / (double)size);
-    double mine = MEMORY_BASE_BYTES + per_state * share;
-    double metis = 0.0; /* rank 0 while METIS partitions its graph there */
-    if (rank == 0 && metis_vertices > 0) {
-        metis =
-            (MEMORY_METIS_VERTEX_BYTES + MEMORY_METIS_ENTRY_BYTES * row) * (double)metis_vertices;
-        double partitioning = MEMORY_BASE_BYTES + MEMORY_PARTITION_STATE_BYTES * share + metis;
-        if (partitioning > mine)
-            mine = partitioning;
-        else
-            metis = 0.0; /* the states' phase is the larger: the message need not name METIS */
-    }
-    /* the ranks sharing this node's memory */
+    /* two phases: partitioning (rank 0 holds the graph METIS partitions),
+     * then the states */
+    double metis =
+        rank == 0 && metis_vertices > 0
+            ? (MEMORY_METIS_VERTEX_BYTES + MEMORY_METIS_ENTRY_BYTES * row) * (double)metis_vertices
+            : 0.0;
+    double phase[2] = {MEMORY_BASE_BYTES + MEMORY_PARTITION_STATE_BYTES * share + metis,
+                       MEMORY_BASE_BYTES + per_state * share};
+    int partitioning = phase[0] > phase[1]; /* this rank's peak is METIS's */
+    double mine = partitioning ? phase[0] : phase[1];
+    /* the ranks sharing this node's memory, phase by phase */
     MPI_Comm node;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     int on_node;
     MPI_Comm_size(node, &on_node);
-    double node_need = 0.0;
-    MPI_Allreduce(&mine, &node_need, 1, MPI_DOUBLE, MPI_SUM, node);
+    double node_phase[2];
+    MPI_Allreduce(phase, node_phase, 2, MPI_DOUBLE, MPI_SUM, node);
     MPI_Comm_free(&node);
+    int node_partitioning = node_phase[0] > node_phase[1];
+    double node_need = node_partitioning ? node_phase[0] : node_phase[1];
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     double node_memory = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
     const char *which = "";
@@ -96,15 +108,17 @@ int memory_check(const qmol_problem *p, const memory_extra *extra, MPI_Comm comm
         human(node_memory, have, sizeof have);
         snprintf(err, errlen,
                  "n = %.4g states need about %s of memory on this node (%d of %d ranks here; "
-                 "about %.0f bytes per state with %.1f Jacobian entries per row), more than its "
-                 "%s: run on more nodes or a smaller problem",
-                 (double)p->n, need, on_node, size, per_state, row, have);
+                 "about %.0f bytes per state with %.1f Jacobian entries per row%s), more than its "
+                 "%s: %s",
+                 (double)p->n, need, on_node, size, per_state, row,
+                 node_partitioning ? ", while METIS partitions the graph on rank 0" : "", have,
+                 node_partitioning ? METIS_ADVICE : "run on more nodes or a smaller problem");
         bad = 1;
     } else if (mine > limit) {
         human(mine, need, sizeof need);
         human(limit, have, sizeof have);
         char graph[96] = "";
-        if (metis > 0.0) {
+        if (partitioning) {
             char g[32];
             human(metis, g, sizeof g);
             snprintf(graph, sizeof graph, ", %s of it for METIS partitioning %.4g vertices", g,
@@ -113,8 +127,9 @@ int memory_check(const qmol_problem *p, const memory_extra *extra, MPI_Comm comm
         snprintf(err, errlen,
                  "n = %.4g states need about %s of memory on rank %d of %d (about %.0f "
                  "bytes per state with %.1f Jacobian entries per row%s), more than its %s %s: "
-                 "run on more ranks or raise the limit",
-                 (double)p->n, need, rank, size, per_state, row, graph, which, have);
+                 "%s",
+                 (double)p->n, need, rank, size, per_state, row, graph, which, have,
+                 partitioning ? METIS_ADVICE : "run on more ranks or raise the limit");
         bad = 1;
     }
     return comm_agree(comm, bad, err, errlen) ? -1 : 0;

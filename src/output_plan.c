@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_CHECKPOINTS 1e6
+
 int output_plan_build(output_plan *o, const run_config *c, const qmol_problem *p, char *err,
                       size_t errlen) {
     memset(o, 0, sizeof *o);
@@ -30,6 +32,15 @@ int output_plan_build(output_plan *o, const run_config *c, const qmol_problem *p
         else
             snprintf(err, errlen, "the problem's final time %g is not after t0 = %g (give --tf)",
                      o->tf, p->t0);
+        return -1;
+    }
+    /* each simulated-time checkpoint ends a window: a million is plenty */
+    if (c->checkpoint_sim > 0.0 && c->checkpoint_sim < (o->tf - p->t0) / MAX_CHECKPOINTS) {
+        snprintf(err, errlen,
+                 "--checkpoint-every %g: more than %.0f checkpoints over [%g, %g]; the "
+                 "simulated-time interval must be at least (tf - t0) / %.0f = %g",
+                 c->checkpoint_sim, MAX_CHECKPOINTS, p->t0, o->tf, MAX_CHECKPOINTS,
+                 (o->tf - p->t0) / MAX_CHECKPOINTS);
         return -1;
     }
     if (c->sample_times) {

@@ -162,6 +162,14 @@ static void print_partition(run_layout *l) {
                l->report.gathered ? "; the discontinuities' states on one rank" : "");
 }
 
+/* What failed: the integrator's message, or a checkpoint write (its reason,
+ * write_err, follows), or a failure without a message. */
+static const char *the_failure(const char *err, const char *write_err) {
+    return err[0]         ? err
+           : write_err[0] ? "a checkpoint could not be written"
+                          : "the integration failed";
+}
+
 /* Closes an output that will not be finished: removed, or kept as
  * PATH.partial for a restart when a checkpoint refers to it. */
 static void drop_output(h5out *out, int keep) {
@@ -767,6 +775,7 @@ int run_execute(const run_config *cin) {
         o.t0 = resume.t;
         o.resume = &ck.loader.io;
         o.first_sample = resume.next_sample;
+        ck.sim_base = resume.t;
         ck.next_sim = resume.t + c.checkpoint_sim;
         ck.t_last = resume.t; /* the checkpoint in place */
         if (rank == 0 && !c.quiet)
@@ -800,15 +809,18 @@ int run_execute(const run_config *cin) {
         rc = 2;
         goto done;
     }
-    /* a failure: the last window end kept in memory becomes the checkpoint */
-    char kept_err[sizeof ck.err + 64] = "";
-    if (irc != 0 && have_ck && checkpoint_write_kept(&ck) != 0)
+    /* a failure: the last window end kept in memory becomes the checkpoint;
+     * a checkpoint that could not be written (the failure, or this one)
+     * says why */
+    char write_err[sizeof ck.err + 2] = "", kept_err[sizeof ck.err + 64] = "";
+    if (irc != 0 && have_ck && ck.err[0]) snprintf(write_err, sizeof write_err, ": %s", ck.err);
+    if (irc != 0 && have_ck && checkpoint_write_kept(&ck) != 0 && strcmp(write_err + 2, ck.err))
         snprintf(kept_err, sizeof kept_err, "; the last window's could not be written: %s", ck.err);
     keep_partial = keep_partial || (have_ck && !isnan(ck.t_last));
     if (irc != 0 && have_ck && !isnan(ck.t_last)) { /* keep what a restart needs */
-        SAY("qmol: error: %s on %s: %s (the last checkpoint, at t = %.17g, is %s: qmol run "
+        SAY("qmol: error: %s on %s: %s%s (the last checkpoint, at t = %.17g, is %s: qmol run "
             "--restart %s%s)\n",
-            method_name(c.method), def->name, err[0] ? err : "the integration failed", ck.t_last,
+            method_name(c.method), def->name, the_failure(err, write_err), write_err, ck.t_last,
             ck.path, ck.path, kept_err);
         h5out_suspend(out, err, sizeof err);
         out = NULL;
@@ -816,10 +828,8 @@ int run_execute(const run_config *cin) {
         goto done;
     }
     if (irc != 0) {
-        /* a checkpoint that could not be written says why */
         SAY("qmol: error: %s on %s: %s%s%s\n", method_name(c.method), def->name,
-            err[0] ? err : "the integration failed", have_ck && ck.err[0] ? ": " : "",
-            have_ck ? ck.err : "");
+            the_failure(err, write_err), write_err, kept_err);
         drop_output(out, keep_partial);
         out = NULL;
         rc = 1;

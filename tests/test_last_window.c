@@ -4,6 +4,7 @@
 #include "test_support.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,6 +123,39 @@ static void a_failed_record_leaves_none(void **state) {
     last_window_free(&w);
 }
 
+static void a_nan_drops_the_record(void **state) {
+    (void)state;
+    last_window w;
+    last_window_init(&w, 3);
+    double x[3] = {1.0, NAN, 3.0}, s = 2.0;
+    last_window_begin(&w);
+    assert_int_equal(w.io.field(&w.io, "x", x), 0); /* the collective steps go on */
+    assert_int_equal(w.io.scalar(&w.io, "stats.events", &s), 0);
+    assert_non_null(w.io.why);
+    assert_int_equal(last_window_end(&w, 1, 0.25, 4), -1);
+    assert_true(isnan(w.t));
+    double inf = INFINITY; /* an infinite next event time is a state, not a failure */
+    last_window_begin(&w);
+    assert_int_equal(w.io.scalar(&w.io, "integrator/next", &inf), 0);
+    assert_int_equal(last_window_end(&w, 1, 0.5, 5), 0);
+    last_window_free(&w);
+}
+
+static void a_reservation_holds_records_without_growing(void **state) {
+    (void)state;
+    last_window w;
+    last_window_init(&w, 3);
+    assert_int_equal(last_window_reserve(&w, 12), 0);
+    const double *values = w.values;
+    for (int k = 0; k < 3; k++) {
+        record(&w, k);
+        assert_int_equal(last_window_end(&w, 1, k, 1), 0);
+        assert_ptr_equal(w.values, values); /* 12 >= 3 + 3 + 2 + 1 values */
+    }
+    assert_int_equal(last_window_reserve(&w, SIZE_MAX), -1); /* too large: refused */
+    last_window_free(&w);
+}
+
 static void replay_stops_at_the_first_failure(void **state) {
     (void)state;
     last_window w;
@@ -140,6 +174,8 @@ int main(void) {
         cmocka_unit_test(replays_in_order),
         cmocka_unit_test(a_new_record_replaces_the_last_in_the_same_buffers),
         cmocka_unit_test(a_failed_record_leaves_none),
+        cmocka_unit_test(a_nan_drops_the_record),
+        cmocka_unit_test(a_reservation_holds_records_without_growing),
         cmocka_unit_test(replay_stops_at_the_first_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
