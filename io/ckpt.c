@@ -4,6 +4,7 @@
 
 #include "agree.h"
 #include "h5util.h"
+#include "place.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -107,7 +108,14 @@ ckpt_file *ckpt_create(const char *path, MPI_Comm comm, const ckpt_info *info, i
                     (f->group = h5u_group(&c, f->file, CKPT_INTEGRATOR)) < 0;
     } else if (f) {
         h5u_ectx c = {f->partial ? f->partial : path, f->msg, sizeof f->msg};
-        h5u_fail(&c, "cannot create the checkpoint");
+        char *dir = NULL;
+        const char *why = place_problem(path, &dir); /* the system's reason, if it has one */
+        if (why)
+            h5u_set_err(f->msg, sizeof f->msg, "%s: cannot create the checkpoint in %s: %s", c.file,
+                        dir ? dir : "its directory", why);
+        else
+            h5u_fail(&c, "cannot create the checkpoint");
+        free(dir);
     }
     return started(f, comm, path, "cannot create the checkpoint", err, errlen);
 }

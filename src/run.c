@@ -12,6 +12,7 @@
 #include "memory_check.h"
 #include "model.h"
 #include "output_plan.h"
+#include "place.h"
 #include "progress.h"
 #include "registry.h"
 #include "wallclock.h"
@@ -507,14 +508,13 @@ int run_execute(const run_config *cin) {
     if (rank == 0) {
         /* a stopped run's checkpoint is not written over unasked */
         char *ck_path = can_checkpoint && !c.restart ? checkpoint_path(&c, path) : NULL;
+        /* where checkpoints go (also a failed run's last window, a stop's) */
+        char *ck_written = can_checkpoint ? checkpoint_path(&c, path) : NULL, *ck_dir = NULL;
+        const char *ck_why = NULL;
         /* the directory first: nothing is computed for a file that cannot be written */
         const char *slash = strrchr(path, '/');
-        char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
-        const char *why = !dir                            ? "out of memory"
-                          : stat(dir, &st) != 0           ? strerror(errno)
-                          : !S_ISDIR(st.st_mode)          ? "not a directory"
-                          : access(dir, W_OK | X_OK) != 0 ? strerror(errno)
-                                                          : NULL;
+        char *dir = NULL;
+        const char *why = place_problem(path, &dir);
         /* the longest names made from it: FILE.ckpt.h5.partial, and the files
          * Open MPI's MPI-IO makes beside it (FILE.partial_cid-N-PID.sm; with a
          * longer name its lockedfile component overflows a buffer and aborts) */
@@ -559,6 +559,15 @@ int run_execute(const run_config *cin) {
                      "--output %s: its XDMF file %s exists (pass --overwrite to replace it)", path,
                      xmf);
             bad = 1;
+        } else if (ck_written && c.checkpoint_file &&
+                   (ck_why = place_problem(ck_written, &ck_dir)) != NULL) {
+            /* found now, not at the first checkpoint, maybe hours later */
+            snprintf(err, sizeof err, "--checkpoint-file %s: cannot write in directory %s: %s",
+                     ck_written, ck_dir ? ck_dir : "", ck_why);
+            bad = 1;
+        } else if (ck_written && stat(ck_written, &st) == 0 && S_ISDIR(st.st_mode)) {
+            snprintf(err, sizeof err, "--checkpoint-file %s: is a directory", ck_written);
+            bad = 1;
         } else if (ck_path && !c.overwrite && access(ck_path, F_OK) == 0) {
             snprintf(err, sizeof err,
                      "--output %s: the checkpoint %s of a stopped run exists: resume it (qmol run "
@@ -568,6 +577,8 @@ int run_execute(const run_config *cin) {
         }
         free(dir);
         free(ck_path);
+        free(ck_written);
+        free(ck_dir);
     }
     if (comm_agree(comm, bad, err, sizeof err)) {
         SAY("qmol: error: %s\n", err);

@@ -474,6 +474,13 @@ def files_cases():
              r"--output {d}/missing/out\.h5"),
         Case("output_parent_is_file", base()[:-1] + ["{d}/file/out.h5"],
              r"--output {d}/file/out\.h5", files={"file": "a regular file\n"}),
+        # the checkpoint's place is checked at the start, not at the first checkpoint
+        Case("checkpoint_file_parent_missing",
+             base() + ["--checkpoint-file", "{d}/missing/run.ckpt.h5"],
+             r"--checkpoint-file {d}/missing/run\.ckpt\.h5: cannot write in directory "
+             r"{d}/missing/: No such file"),
+        Case("checkpoint_file_is_directory", base() + ["--checkpoint-file", "{d}/ck"],
+             r"--checkpoint-file {d}/ck: is a directory", files={"ck": os.makedirs}),
         Case("output_name_too_long", base()[:-1] + ["{d}/" + "o" * 300 + ".h5"],
              r"--output {d}/o{300}\.h5.*303 characters, at most 215"),
         # 240: the file system allows it, Open MPI's MPI-IO (lockedfile) aborted on it

@@ -33,8 +33,8 @@
   --keep-last-window off nothing is left. The mixed method's QSS block
   stalling on one of 2 ranks: its message (not the other rank's) and the
   last window as the checkpoint.
-- A checkpoint file in a missing directory: exit 1, one message naming it
-  once, nothing left.
+- A checkpoint file whose directory is removed during the run: exit 1, one
+  message naming it once, nothing left.
 - A truncated file, a result file, a missing file, a checkpoint without one
   of the integrator's fields, an option that cannot change on a restart:
   exit 2, one line naming the input.
@@ -219,19 +219,24 @@ def small_runs(args, s, fails):
 
     last_window_runs(args, s, 1, fails)
 
-    # a checkpoint that cannot be written fails the run, names the file, and leaves nothing
-    nodir = fresh(os.path.join(s, "unwritable"))
-    r = subprocess.run(cmd(args, 1) + ["--problem", "adr1d", "--tf", "2", "--checkpoint-every",
-                                       "0.5", "--checkpoint-file", "missing/run.ckpt.h5",
-                                       "--output", "run.h5", "--quiet"],
-                       cwd=nodir, capture_output=True, text=True, timeout=120)
-    lines = [line for line in r.stderr.splitlines() if line.startswith("qmol:")]
-    print("unwritable checkpoint: exit %d, %s" % (r.returncode, lines))
-    if (r.returncode != 1 or len(lines) != 1 or "missing/run.ckpt.h5" not in lines[0]
-            or lines[0].count("cannot create") != 1 or os.listdir(nodir)):
+    # a checkpoint that cannot be written fails the run, names the file once, and leaves
+    # nothing: its directory (checked at the start) is removed once the run has started
+    gone = fresh(os.path.join(s, "unwritable"))
+    os.makedirs(os.path.join(gone, "cks"))
+    p = subprocess.Popen(cmd(args, 1) + SMALL + ["--method", "liqss2", "--checkpoint-every",
+                                                 "1", "--checkpoint-file", "cks/run.ckpt.h5",
+                                                 "--output", "run.h5"],
+                         cwd=gone, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while p.poll() is None and not os.path.exists(os.path.join(gone, "run.h5.partial")):
+        time.sleep(0.005)
+    shutil.rmtree(os.path.join(gone, "cks"), ignore_errors=True)
+    _, stderr = p.communicate(timeout=300)
+    lines = [line for line in stderr.splitlines() if line.startswith("qmol:")]
+    print("unwritable checkpoint: exit %d, %s" % (p.returncode, lines))
+    if (p.returncode != 1 or len(lines) != 1 or "cks/run.ckpt.h5" not in lines[0]
+            or lines[0].count("cannot create") != 1 or os.listdir(gone)):
         fails.append("unwritable checkpoint: exit %d, %r, left %s"
-                     % (r.returncode, r.stderr, os.listdir(nodir)))
-
+                     % (p.returncode, stderr, os.listdir(gone)))
 
 # adr1d with r < 0 stalls (LIQSS2 makes no progress) at t = 0.5788; tf = 10, so one rank's
 # windows are at most 0.01 long (checkpoint.h: window_cap = (tf - t0) / 1000)
