@@ -570,7 +570,8 @@ int run_execute(const run_config *cin) {
             bad = 1;
         } else if (ck_path && !c.overwrite && access(ck_path, F_OK) == 0) {
             snprintf(err, sizeof err,
-                     "--output %s: the checkpoint %s of a stopped run exists: resume it (qmol run "
+                     "--output %s: the checkpoint %s of a stopped or failed run exists: resume it "
+                     "(qmol run "
                      "--restart %s), or pass --overwrite to start anew",
                      path, ck_path, ck_path);
             bad = 1;

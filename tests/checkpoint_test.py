@@ -491,7 +491,7 @@ def main():
     with open(os.path.join(bad, "b.ckpt.h5"), "wb") as f:  # a stopped run's, say
         f.write(b"not really")
     cases.append((["--problem", "heat1d", "--output", "b.h5"],
-                  "the checkpoint b.ckpt.h5 of a stopped run exists: resume it"))
+                  "the checkpoint b.ckpt.h5 of a stopped or failed run exists: resume it"))
     cases = [(bad, extra, needle) for extra, needle in cases]
     cases.append((lacking, ["--restart", "lacking.ckpt.h5"], "cannot read dataset integrator/q1"))
     for where, extra, needle in cases:
