@@ -74,8 +74,8 @@ int memory_check(const qmol_problem *p, const memory_extra *extra, MPI_Comm comm
     MPI_Comm_rank(comm, &rank);
     double longest, row = mean_row(p, &longest);
     /* the kept window's fields per entry are as many as the longest row's */
-    double per_state = MEMORY_STATE_BYTES + MEMORY_ENTRY_BYTES * row +
-                       8.0 * (extra->kept_doubles + extra->kept_entry_doubles * longest);
+    double kept = 8.0 * (extra->kept_doubles + extra->kept_entry_doubles * longest);
+    double per_state = MEMORY_STATE_BYTES + MEMORY_ENTRY_BYTES * row + kept;
     double share = ceil((double)p->n / (double)size);
     /* two phases: partitioning (rank 0 holds the graph METIS partitions),
      * then the states */
@@ -103,6 +103,13 @@ int memory_check(const qmol_problem *p, const memory_extra *extra, MPI_Comm comm
     double limit = process_limit(&which);
     int bad = 0;
     char need[32], have[32];
+    /* the states' phase: more nodes or ranks, and the kept window's share */
+    char states_advice[192], ranks_advice[192];
+    char off[96] = "";
+    if (kept > 0.0)
+        snprintf(off, sizeof off, ", or --keep-last-window off (%.0f bytes per state less)", kept);
+    snprintf(states_advice, sizeof states_advice, "run on more nodes or a smaller problem%s", off);
+    snprintf(ranks_advice, sizeof ranks_advice, "run on more ranks or raise the limit%s", off);
     if (node_need > node_memory) {
         human(node_need, need, sizeof need);
         human(node_memory, have, sizeof have);
@@ -112,7 +119,7 @@ int memory_check(const qmol_problem *p, const memory_extra *extra, MPI_Comm comm
                  "%s: %s",
                  (double)p->n, need, on_node, size, per_state, row,
                  node_partitioning ? ", while METIS partitions the graph on rank 0" : "", have,
-                 node_partitioning ? METIS_ADVICE : "run on more nodes or a smaller problem");
+                 node_partitioning ? METIS_ADVICE : states_advice);
         bad = 1;
     } else if (mine > limit) {
         human(mine, need, sizeof need);
@@ -129,7 +136,7 @@ int memory_check(const qmol_problem *p, const memory_extra *extra, MPI_Comm comm
                  "bytes per state with %.1f Jacobian entries per row%s), more than its %s %s: "
                  "%s",
                  (double)p->n, need, rank, size, per_state, row, graph, which, have,
-                 partitioning ? METIS_ADVICE : "run on more ranks or raise the limit");
+                 partitioning ? METIS_ADVICE : ranks_advice);
         bad = 1;
     }
     return comm_agree(comm, bad, err, errlen) ? -1 : 0;
