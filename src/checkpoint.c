@@ -66,7 +66,7 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
         return -1;
     }
     last_window_init(&k->kept, layout->m.n);
-    k->keep = !c->checkpoint_off && c->keep_last_window;
+    k->keep = checkpoint_keeps_window(c);
     if (k->keep) {
         double fixed, per_entry;
         checkpoint_kept_size(c->method, &fixed, &per_entry);
@@ -95,8 +95,7 @@ void checkpointer_free(checkpointer *k) {
 }
 
 /* A checkpoint file as a state_io: fields are owned values (NULL: zeros),
- * moved to and from this rank's directory block; field and vector names get
- * prefix (the integrator's own state: CKPT_INTEGRATOR "/"). */
+ * moved to and from this rank's directory block. */
 typedef struct checkpoint_io field_io;
 
 /* rc of a step on f; a failure's reason goes to io->why. */
@@ -108,24 +107,20 @@ static int noted(state_io *io, ckpt_file *f, int rc) {
 
 static int file_field(state_io *io, const char *name, double *owned) {
     field_io *f = (field_io *)io;
-    char path[128];
-    snprintf(path, sizeof path, "%s%s", f->prefix, name);
     if (!io->loading) {
         if (owned)
             layout_to_block(f->k->layout, owned, f->k->ablock);
         else
             memset(f->k->ablock, 0, (size_t)f->k->block_count * sizeof *f->k->ablock);
     }
-    if (noted(io, f->file, ckpt_block(f->file, path, f->k->ablock))) return -1;
+    if (noted(io, f->file, ckpt_block(f->file, name, f->k->ablock))) return -1;
     if (io->loading) layout_from_block(f->k->layout, f->k->ablock, owned);
     return 0;
 }
 
 static int file_vector(state_io *io, const char *name, int64_t len, double *values) {
     field_io *f = (field_io *)io;
-    char path[128];
-    snprintf(path, sizeof path, "%s%s", f->prefix, name);
-    return noted(io, f->file, ckpt_vector(f->file, path, len, values));
+    return noted(io, f->file, ckpt_vector(f->file, name, len, values));
 }
 
 static int file_scalar(state_io *io, const char *name, double *value) {
@@ -133,20 +128,17 @@ static int file_scalar(state_io *io, const char *name, double *value) {
     return noted(io, f->file, ckpt_scalar(f->file, name, value));
 }
 
-static field_io file_io(checkpointer *k, ckpt_file *f, int loading, const char *prefix) {
+static field_io file_io(checkpointer *k, ckpt_file *f, int loading) {
     return (field_io){
         {.loading = loading, .field = file_field, .scalar = file_scalar, .vector = file_vector},
         k,
-        f,
-        prefix};
+        f};
 }
 
-/* The integrator's save, as it goes to a checkpoint's content: fields and
- * vectors in group CKPT_INTEGRATOR, scalars as they are. */
-typedef struct {
-    state_io io;
-    state_io *to;
-} integrator_io;
+/* The integrator's state as it goes to and comes from a checkpoint's
+ * content (to): fields and vectors in group CKPT_INTEGRATOR, scalars as
+ * they are. */
+typedef struct checkpoint_group integrator_io;
 
 static int integrator_field(state_io *io, const char *name, double *owned) {
     state_io *to = ((integrator_io *)io)->to;
@@ -171,6 +163,14 @@ static int integrator_scalar(state_io *io, const char *name, double *value) {
     int rc = to->scalar(to, name, value);
     io->why = to->why;
     return rc;
+}
+
+static integrator_io integrator_view(state_io *to) {
+    return (integrator_io){{.loading = to->loading,
+                            .field = integrator_field,
+                            .scalar = integrator_scalar,
+                            .vector = integrator_vector},
+                           to};
 }
 
 /* The problem's discrete variables (qmol.h: get_discrete, set_discrete),
@@ -248,8 +248,7 @@ static int states_at(checkpointer *k, double t, const integrator_state *s) {
  * far and the problem's discrete variables. Collective. */
 static int content(checkpointer *k, const integrator_state *s, state_io *io) {
     qmol_stats so_far = stats_so_far(k, s);
-    integrator_io own = {
-        {.field = integrator_field, .scalar = integrator_scalar, .vector = integrator_vector}, io};
+    integrator_io own = integrator_view(io);
     int rc = io->field(io, "x", k->x) || io->field(io, "activity", (double *)k->activity) ||
              (s->save && s->save(s->ictx, &own.io)) || stats_io(io, &so_far) ||
              problem_discrete(k, io);
@@ -270,7 +269,7 @@ static int write_file(checkpointer *k, double t, int64_t next_sample,
     ckpt_file *f = ckpt_create(k->path, k->comm, &k->info, k->block_first, k->block_count, k->err,
                                sizeof k->err);
     if (!f) return -1;
-    field_io io = file_io(k, f, 0, "");
+    field_io io = file_io(k, f, 0);
     int rc = write(k, s, &io.io);
     char why[sizeof k->err];
     snprintf(why, sizeof why, "%s", io.io.why ? io.io.why : ""); /* f is freed by the close */
@@ -307,6 +306,10 @@ static void keep_at(checkpointer *k, double t, const integrator_state *s) {
 static int replay_kept(checkpointer *k, const integrator_state *s, state_io *io) {
     (void)s;
     return last_window_replay(&k->kept, io);
+}
+
+int checkpoint_keeps_window(const run_config *c) {
+    return c->keep_last_window && !c->checkpoint_off;
 }
 
 void checkpoint_kept_size(method_id method, double *fixed, double *per_entry) {
@@ -400,13 +403,14 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
     run_layout *l = k->layout;
     k->reader = ckpt_open(path, k->comm, k->info.n, k->block_first, k->block_count, err, errlen);
     if (!k->reader) return -1;
-    field_io io = file_io(k, k->reader, 1, "");
+    k->reader_io = file_io(k, k->reader, 1);
+    state_io *io = &k->reader_io.io;
     int rc = ckpt_block(k->reader, "x", k->xblock) ||
-             ckpt_block(k->reader, "activity", k->ablock) || stats_io(&io.io, &k->before) ||
-             problem_discrete(k, &io.io);
+             ckpt_block(k->reader, "activity", k->ablock) || stats_io(io, &k->before) ||
+             problem_discrete(k, io);
     char msg[1024];
-    if (rc && io.io.why && io.io.why != ckpt_error(k->reader)) /* not the file's: memory */
-        snprintf(msg, sizeof msg, "--restart %s: %s", path, io.io.why);
+    if (rc && io->why && io->why != ckpt_error(k->reader)) /* not the file's: memory */
+        snprintf(msg, sizeof msg, "--restart %s: %s", path, io->why);
     else
         snprintf(msg, sizeof msg, "--restart %s", ckpt_error(k->reader));
     int finite = 1;
@@ -433,7 +437,7 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
         checkpoint_restore_end(k);
         return -1;
     }
-    k->loader = file_io(k, k->reader, 1, CKPT_INTEGRATOR "/");
+    k->loader = integrator_view(&k->reader_io.io);
     return 0;
 }
 

@@ -51,13 +51,17 @@ typedef struct checkpointer {
     int global_once;         /* CVODE: its solver counters count once (stats.h) */
     double wall0;            /* when the run started (wall_total of a checkpoint) */
     ckpt_file *reader;       /* a restart: its checkpoint, open while the integrator loads */
-    /* a restart: loads the integrator's state from reader (&loader.io is
+    /* a restart: reader as a state_io (reader_io), and the integrator's
+     * view of it, its group CKPT_INTEGRATOR (&loader.io is
      * integrator_options.resume) */
     struct checkpoint_io {
         state_io io;
         struct checkpointer *k;
         ckpt_file *file;
-        const char *prefix;
+    } reader_io;
+    struct checkpoint_group {
+        state_io io;
+        state_io *to;
     } loader;
     /* the content of the last window end kept in memory (last_window.h),
      * written by checkpoint_write_kept when the run fails */
@@ -85,6 +89,9 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
                       const double *times, int64_t samples, double t0, const double *activity);
 /* integrator_options.window_end (ctx: the checkpointer). */
 int checkpoint_window_end(void *ctx, double t, const integrator_state *s);
+/* Whether run c keeps its last window in memory: --keep-last-window on,
+ * and checkpoints not turned off. */
+int checkpoint_keeps_window(const run_config *c);
 /* The doubles per owned state (*fixed) and per entry of its row
  * (*per_entry) that a kept window of method holds (for memory_check). */
 void checkpoint_kept_size(method_id method, double *fixed, double *per_entry);

@@ -16,6 +16,17 @@ typedef struct kept_item {
     size_t offset; /* into values */
 } kept_item;
 
+/* Room for cap values (w->values_cap of them now). Returns 0, or -1 when
+ * out of memory or beyond size_t. */
+static int values_room(last_window *w, size_t cap) {
+    if (cap > SIZE_MAX / sizeof *w->values) return -1;
+    double *values = realloc(w->values, cap * sizeof *values);
+    if (!values) return -1;
+    w->values = values;
+    w->values_cap = cap;
+    return 0;
+}
+
 /* A new item with room for len values at w->values + item->offset, or NULL
  * (io.why says why). The keep_* functions then still return 0, so that every
  * rank goes through the same collective steps of the content; the record is
@@ -37,15 +48,10 @@ static kept_item *add(last_window *w, int kind, const char *name, int64_t len) {
         return NULL;
     }
     size_t need = w->used + (size_t)len;
-    if (need > w->values_cap) { /* past the reservation: what is needed, and an eighth */
-        size_t cap = need + need / 8 > 1024 ? need + need / 8 : 1024;
-        double *values = realloc(w->values, cap * sizeof *values);
-        if (!values) {
-            w->io.why = "out of memory keeping the last window";
-            return NULL;
-        }
-        w->values = values;
-        w->values_cap = cap;
+    /* past the reservation: what is needed, and an eighth */
+    if (need > w->values_cap && values_room(w, need + need / 8 > 1024 ? need + need / 8 : 1024)) {
+        w->io.why = "out of memory keeping the last window";
+        return NULL;
     }
     kept_item *it = &w->items[w->count];
     if ((size_t)snprintf(it->name, sizeof it->name, "%s", name) >= sizeof it->name) {
@@ -101,13 +107,10 @@ void last_window_init(last_window *w, int32_t n) {
 }
 
 int last_window_reserve(last_window *w, size_t values) {
-    if (values <= w->values_cap) return 0;
-    if (values > SIZE_MAX / sizeof(double)) return -1;
-    double *v = realloc(w->values, values * sizeof *v);
-    if (!v) return -1;
-    memset(v + w->values_cap, 0, (values - w->values_cap) * sizeof *v); /* touched now */
-    w->values = v;
-    w->values_cap = values;
+    size_t had = w->values_cap;
+    if (values <= had) return 0;
+    if (values_room(w, values)) return -1;
+    memset(w->values + had, 0, (values - had) * sizeof *w->values); /* touched now */
     return 0;
 }
 

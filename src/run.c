@@ -506,10 +506,8 @@ int run_execute(const run_config *cin) {
      * qmol cannot read and set) */
     int can_checkpoint = !problem_has_discontinuities(&prob) || prob.n_discrete > 0;
     if (rank == 0) {
-        /* a stopped run's checkpoint is not written over unasked */
-        char *ck_path = can_checkpoint && !c.restart ? checkpoint_path(&c, path) : NULL;
         /* where checkpoints go (also a failed run's last window, a stop's) */
-        char *ck_written = can_checkpoint ? checkpoint_path(&c, path) : NULL, *ck_dir = NULL;
+        char *ck_path = can_checkpoint ? checkpoint_path(&c, path) : NULL, *ck_dir = NULL;
         const char *ck_why = NULL;
         /* the directory first: nothing is computed for a file that cannot be written */
         const char *slash = strrchr(path, '/');
@@ -559,26 +557,25 @@ int run_execute(const run_config *cin) {
                      "--output %s: its XDMF file %s exists (pass --overwrite to replace it)", path,
                      xmf);
             bad = 1;
-        } else if (ck_written && c.checkpoint_file &&
-                   (ck_why = place_problem(ck_written, &ck_dir)) != NULL) {
+        } else if (ck_path && c.checkpoint_file &&
+                   (ck_why = place_problem(ck_path, &ck_dir)) != NULL) {
             /* found now, not at the first checkpoint, maybe hours later */
             snprintf(err, sizeof err, "--checkpoint-file %s: cannot write in directory %s: %s",
-                     ck_written, ck_dir ? ck_dir : "", ck_why);
+                     ck_path, ck_dir ? ck_dir : "", ck_why);
             bad = 1;
-        } else if (ck_written && stat(ck_written, &st) == 0 && S_ISDIR(st.st_mode)) {
-            snprintf(err, sizeof err, "--checkpoint-file %s: is a directory", ck_written);
+        } else if (ck_path && stat(ck_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            snprintf(err, sizeof err, "--checkpoint-file %s: is a directory", ck_path);
             bad = 1;
-        } else if (ck_path && !c.overwrite && access(ck_path, F_OK) == 0) {
+        } else if (ck_path && !c.restart && !c.overwrite && access(ck_path, F_OK) == 0) {
+            /* a stopped or failed run's checkpoint is not written over unasked */
             snprintf(err, sizeof err,
                      "--output %s: the checkpoint %s of a stopped or failed run exists: resume it "
-                     "(qmol run "
-                     "--restart %s), or pass --overwrite to start anew",
+                     "(qmol run --restart %s), or pass --overwrite to start anew",
                      path, ck_path, ck_path);
             bad = 1;
         }
         free(dir);
         free(ck_path);
-        free(ck_written);
         free(ck_dir);
     }
     if (comm_agree(comm, bad, err, sizeof err)) {
@@ -631,7 +628,7 @@ int run_execute(const run_config *cin) {
         goto done;
     }
     memory_extra extra = {partition_metis_vertices(&prob, &po, size), 0.0, 0.0};
-    if (can_checkpoint && c.keep_last_window && !c.checkpoint_off)
+    if (can_checkpoint && checkpoint_keeps_window(&c))
         checkpoint_kept_size(c.method, &extra.kept_doubles, &extra.kept_entry_doubles);
     if (memory_check(&prob, &extra, comm, err, sizeof err) != 0) {
         SAY("qmol: error: problem %s: %s\n", def->name, err);
@@ -805,8 +802,7 @@ int run_execute(const run_config *cin) {
                   ? mixed_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
                   : qss_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err);
     progress_end(&prog);
-    if (have_ck) checkpoint_restore_end(&ck);                   /* the integrator has read it */
-    keep_partial = c.restart || (have_ck && !isnan(ck.t_last)); /* a checkpoint refers to it */
+    if (have_ck) checkpoint_restore_end(&ck); /* the integrator has read it */
     if (irc == QMOL_STOPPED) { /* a signal: the output so far stays, the checkpoint says where */
         h5out_suspend(out, err, sizeof err);
         out = NULL;
@@ -828,8 +824,8 @@ int run_execute(const run_config *cin) {
     if (irc != 0 && have_ck && ck.err[0]) snprintf(write_err, sizeof write_err, ": %s", ck.err);
     if (irc != 0 && have_ck && checkpoint_write_kept(&ck) != 0 && strcmp(write_err + 2, ck.err))
         snprintf(kept_err, sizeof kept_err, "; the last window's could not be written: %s", ck.err);
-    keep_partial = keep_partial || (have_ck && !isnan(ck.t_last));
-    if (irc != 0 && have_ck && !isnan(ck.t_last)) { /* keep what a restart needs */
+    keep_partial = c.restart || (have_ck && !isnan(ck.t_last)); /* a checkpoint refers to it */
+    if (irc != 0 && have_ck && !isnan(ck.t_last)) {             /* keep what a restart needs */
         SAY("qmol: error: %s on %s: %s%s (the last checkpoint, at t = %.17g, is %s: qmol run "
             "--restart %s%s)\n",
             method_name(c.method), def->name, the_failure(err, write_err), write_err, ck.t_last,

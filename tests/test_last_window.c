@@ -62,6 +62,13 @@ static void record(last_window *w, double shift) {
     x[0] = tx[0] = v[0] = s = -1.0; /* the record holds copies */
 }
 
+/* A record of 3 states made by record(w, 0) at window end 0.25, sample 4 next. */
+static void recorded(last_window *w) {
+    last_window_init(w, 3);
+    record(w, 0.0);
+    assert_int_equal(last_window_end(w, 1, 0.25, 4), 0);
+}
+
 static const char *const LOG = "field x 3;zeros activity 0;field integrator/tx 3;"
                                "vector integrator/crossing_sign 2;scalar stats.events 1;";
 
@@ -86,9 +93,7 @@ static void replays_in_order(void **state) {
 static void a_new_record_replaces_the_last_in_the_same_buffers(void **state) {
     (void)state;
     last_window w;
-    last_window_init(&w, 3);
-    record(&w, 0.0);
-    last_window_end(&w, 1, 0.25, 4);
+    recorded(&w);
     const double *values = w.values;
     record(&w, 100.0);
     last_window_end(&w, 1, 0.5, 5);
@@ -159,9 +164,7 @@ static void a_reservation_holds_records_without_growing(void **state) {
 static void replay_stops_at_the_first_failure(void **state) {
     (void)state;
     last_window w;
-    last_window_init(&w, 3);
-    record(&w, 0.0);
-    last_window_end(&w, 1, 0.25, 4);
+    recorded(&w);
     sink k = new_sink(3);
     k.fail_at = 3;
     assert_int_equal(last_window_replay(&w, &k.io), -1);
