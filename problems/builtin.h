@@ -17,6 +17,7 @@ extern const qmol_problem_def problem_heat1d;
 extern const qmol_problem_def problem_heat2d;
 extern const qmol_problem_def problem_heat3d;
 extern const qmol_problem_def problem_heat2d_thermostat;
+extern const qmol_problem_def problem_diurnal;
 extern const qmol_problem_def problem_pulse;
 extern const qmol_problem_def problem_buck_heatsink;
 extern const qmol_problem_def problem_liqss_pair;

@@ -14,6 +14,7 @@ static const qmol_problem_def *const builtins[] = {
     &problem_heat2d,
     &problem_heat3d,
     &problem_heat2d_thermostat,
+    &problem_diurnal,
     &problem_pulse,
     &problem_buck_heatsink,
     &problem_liqss_pair,

@@ -408,6 +408,9 @@ def options_cases():
         # problem, also when --tf is given
         Case("set_period_tf_overflow", base(problem="pulse") + ["--set", "period=1e308"],
              r"^problem pulse: period = 1e\+308\b"),
+        # in range, but Kv(y)/dy^2 overflows on diurnal's grid (the problem's create())
+        Case("set_diurnal_coefficient_overflow", base(problem="diurnal") + ["--set", "kv0=1e306"],
+             r"^problem diurnal: kv0 = 1e\+306 is too large\b.*overflows"),
         # tf <= t0 (every built-in problem starts at t0 = 0)
         Case("tf_equal_t0", base(problem="relax") + ["--tf", "0"], r"--tf 0\b.*t0"),
         Case("tf_before_t0", base(problem="pulse") + ["--tf", "-1e-300"],

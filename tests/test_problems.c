@@ -99,31 +99,43 @@ static void check_rhs_finite(const char *name, const qmol_problem *p, const doub
     }
 }
 
-/* The analytic jac against a central difference, relative 1e-6 to the row's
- * largest entry. */
-static void check_jac(const char *name, const qmol_problem *p, const double *x) {
+/* The analytic jac against a central difference at time t, relative 1e-6 to
+ * the row's largest entry. */
+static void check_jac_at(const char *name, const qmol_problem *p, const double *x, double t) {
     int64_t cols[MAX_ROW];
     double vals[MAX_ROW], dfdv[MAX_ROW];
     assert_non_null(p->jac);
     for (int64_t i = 0; i < p->n; i++) {
         int len = gather(p, i, x, cols, vals);
-        p->jac(p->data, i, p->t0, vals, dfdv);
+        p->jac(p->data, i, t, vals, dfdv);
         double scale = 0.0;
         for (int k = 0; k < len; k++)
             scale = fmax(scale, fabs(dfdv[k]));
         for (int k = 0; k < len; k++) {
             double v = vals[k], h = 1e-6 * fmax(1.0, fabs(v));
             vals[k] = v + h;
-            double up = p->rhs(p->data, i, p->t0, vals);
+            double up = p->rhs(p->data, i, t, vals);
             vals[k] = v - h;
-            double down = p->rhs(p->data, i, p->t0, vals);
+            double down = p->rhs(p->data, i, t, vals);
             vals[k] = v;
             double fd = (up - down) / (2.0 * h);
             if (fabs(fd - dfdv[k]) > 1e-6 * scale + 1e-12)
-                fail_msg("%s row %lld entry %d (state %lld): jac %.12g, finite difference %.12g",
-                         name, (long long)i, k, (long long)cols[k], dfdv[k], fd);
+                fail_msg("%s row %lld entry %d (state %lld) at t=%g: jac %.12g, finite "
+                         "difference %.12g",
+                         name, (long long)i, k, (long long)cols[k], t, dfdv[k], fd);
         }
     }
+}
+
+/* At t0 and, when f depends on t explicitly (diurnal's sun), also at a
+ * spread of times over the default span (diurnal: early morning, midday,
+ * evening, night). */
+static void check_jac(const char *name, const qmol_problem *p, const double *x) {
+    check_jac_at(name, p, x, p->t0);
+    if (!p->explicit_time) return;
+    const double fractions[] = {0.02, 0.25, 0.45, 0.75};
+    for (size_t k = 0; k < sizeof fractions / sizeof fractions[0]; k++)
+        check_jac_at(name, p, x, p->t0 + fractions[k] * (p->tf - p->t0));
 }
 
 static void check_geometry(const char *name, const qmol_problem *p) {
@@ -194,6 +206,8 @@ static void small_and_uneven_grids(void **state) {
         {"heat3d", {"nx=1", "ny=1", "nz=1"}, 3},
         {"relax", {"k=2", "x0=-3"}, 2},
         {"offdiag-stiff", {"k1=0", "k2=0"}, 2},
+        {"diurnal", {"mx=2", "my=2"}, 2},
+        {"diurnal", {"mx=3", "my=5", "vel=-0.01", "kv0=1e-6"}, 4},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         qmol_problem p = make_named(cases[c].name, cases[c].sets, cases[c].count);
@@ -293,7 +307,7 @@ static void registry_table(void **state) {
     (void)state;
     int count;
     const qmol_problem_def *const *all = registry_all(&count);
-    assert_int_equal(count, 14);
+    assert_int_equal(count, 15);
     for (int k = 0; k < count; k++) {
         const qmol_problem_def *d = all[k];
         assert_int_equal(d->api_version, QMOL_API_VERSION);
@@ -448,6 +462,85 @@ static void small_problem_values(void **state) {
     destroy(&p);
 }
 
+/* diurnal against the equations of SUNDIALS' cvDiurnal_kry, written out
+ * here with the example's constants: the grid, the initial profiles, the
+ * kinetics by day and by night, and the mirrored (zero-flux) edges. */
+static double diurnal_full_rhs(const qmol_problem *p, int64_t id, double t, const double *x) {
+    int64_t cols[MAX_ROW];
+    double vals[MAX_ROW];
+    gather(p, id, x, cols, vals);
+    return p->rhs(p->data, id, t, vals);
+}
+
+static void diurnal_example_equations(void **state) {
+    (void)state;
+    qmol_problem p = make_named("diurnal", NULL, 0);
+    const double dx = 20.0 / 9.0, dy = 20.0 / 9.0, noon = 21600.0, night = 64800.0;
+    assert_int_equal(p.n, 200);
+    assert_int_equal(p.ndims, 2);
+    assert_int_equal(p.dims[0], 10);
+    assert_int_equal(p.dims[1], 10);
+    assert_int_equal(p.components, 2);
+    assert_string_equal(p.component_names[0], "c1");
+    assert_string_equal(p.component_names[1], "c2");
+    assert_true(p.explicit_time);
+    assert_true(p.t0 == 0.0 && p.tf == 86400.0);
+    assert_true(p.origin[0] == 0.0 && p.origin[1] == 30.0);
+    assert_true(fabs(p.spacing[0] - dx) < 1e-15 && fabs(p.spacing[1] - dy) < 1e-15);
+    assert_true(p.abstol_scale(p.data, 0) == 1000.0 && p.abstol_scale(p.data, 199) == 1000.0);
+    /* Corner, edge and interior rows: the mirror leaves one neighbour per side. */
+    assert_int_equal(p.row_size(p.data, 0), 4);
+    assert_int_equal(p.row_size(p.data, 2 * 1 + 1), 5);
+    assert_int_equal(p.row_size(p.data, 2 * 11), 6);
+    /* c_s(0) = scale_s a(x) b(y), a = 1 - u + u^2/2, u = (0.1 (x - 10))^2. */
+    for (int64_t node = 0; node < 100; node += 13) {
+        double x = (double)(node % 10) * dx, y = 30.0 + (double)(node / 10) * dy;
+        double ux = 0.01 * (x - 10.0) * (x - 10.0), uy = 0.01 * (y - 40.0) * (y - 40.0);
+        double shape = (1.0 - ux + 0.5 * ux * ux) * (1.0 - uy + 0.5 * uy * uy);
+        assert_true(fabs(p.x0(p.data, 2 * node) - 1e6 * shape) < 1e-9 * 1e6);
+        assert_true(fabs(p.x0(p.data, 2 * node + 1) - 1e12 * shape) < 1e-9 * 1e12);
+    }
+    /* Uniform c1 = A, c2 = B: no transport, only the kinetics. */
+    double x[200];
+    const double a = 3e6, b = 4e11, q1c3 = 1.63e-16 * 3.7e16, q2ab = 4.66e-16 * a * b;
+    for (int k = 0; k < 200; k++)
+        x[k] = k % 2 == 0 ? a : b;
+    const int64_t nodes[] = {0, 9, 44, 90, 99};
+    for (size_t k = 0; k < sizeof nodes / sizeof nodes[0]; k++) {
+        int64_t c1 = 2 * nodes[k], c2 = c1 + 1;
+        double q3 = exp(-22.62), q4 = exp(-7.601); /* sin(w t) = 1 at t = 21600 */
+        double f1 = -q1c3 * a - q2ab + 2.0 * q3 * 3.7e16 + q4 * b, f2 = q1c3 * a - q2ab - q4 * b;
+        assert_true(fabs(diurnal_full_rhs(&p, c1, noon, x) - f1) < 1e-12 * fabs(q1c3 * a));
+        assert_true(fabs(diurnal_full_rhs(&p, c2, noon, x) - f2) < 1e-12 * fabs(q4 * b));
+        /* q3 = q4 = 0 at night and at t = 0 (sin = 0) */
+        assert_true(fabs(diurnal_full_rhs(&p, c1, night, x) - (-q1c3 * a - q2ab)) <
+                    1e-12 * q1c3 * a);
+        assert_true(fabs(diurnal_full_rhs(&p, c2, 0.0, x) - (q1c3 * a - q2ab)) < 1e-12 * q1c3 * a);
+    }
+    destroy(&p);
+
+    /* Transport alone (no kinetics at night with c3 = q1 = q2 = 0): c1 = jx,
+     * c2 = jy. The example's mirror: at an edge both sides read the inner
+     * neighbour, so advection cancels and diffusion doubles. */
+    const char *sets[] = {"q1=0", "q2=0", "c3=0"};
+    p = make_named("diurnal", sets, 3);
+    for (int k = 0; k < 200; k++)
+        x[k] = k % 2 == 0 ? (double)((k / 2) % 10) : (double)((k / 2) / 10);
+    const double kh = 4e-6 / (dx * dx), adv = 1e-3 / (2.0 * dx), kv = 1e-8 / (dy * dy);
+    const double tiny = 1e-15;
+    assert_true(fabs(diurnal_full_rhs(&p, 2 * 0, night, x) - 2.0 * kh) < tiny);
+    assert_true(fabs(diurnal_full_rhs(&p, 2 * 43, night, x) - 2.0 * adv) < tiny);
+    assert_true(fabs(diurnal_full_rhs(&p, 2 * 59, night, x) - (-2.0 * kh)) < tiny);
+    /* Kv at the half nodes: y = 30 + (jy -+ 1/2) dy, also below the bottom edge */
+    double down0 = kv * exp(0.2 * (30.0 - 0.5 * dy)), up0 = kv * exp(0.2 * (30.0 + 0.5 * dy));
+    double down4 = kv * exp(0.2 * (30.0 + 3.5 * dy)), up4 = kv * exp(0.2 * (30.0 + 4.5 * dy));
+    double down9 = kv * exp(0.2 * (30.0 + 8.5 * dy)), up9 = kv * exp(0.2 * (30.0 + 9.5 * dy));
+    assert_true(fabs(diurnal_full_rhs(&p, 2 * 3 + 1, night, x) - (up0 + down0)) < 1e-12 * up0);
+    assert_true(fabs(diurnal_full_rhs(&p, 2 * 47 + 1, night, x) - (up4 - down4)) < 1e-12 * up4);
+    assert_true(fabs(diurnal_full_rhs(&p, 2 * 95 + 1, night, x) - (-(up9 + down9))) < 1e-12 * up9);
+    destroy(&p);
+}
+
 /* The example plugin is a problem like any other (skipped when the build did
  * not say where it is). */
 static void example_plugin_problem(void **state) {
@@ -472,7 +565,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(small_and_uneven_grids), cmocka_unit_test(exact_solutions_solve_the_odes),
         cmocka_unit_test(adr1d_thesis_values),    cmocka_unit_test(adr2d_boundaries),
         cmocka_unit_test(heat_decay_rate),        cmocka_unit_test(bqss_a1_reference),
-        cmocka_unit_test(small_problem_values),   cmocka_unit_test(example_plugin_problem),
+        cmocka_unit_test(small_problem_values),   cmocka_unit_test(diurnal_example_equations),
+        cmocka_unit_test(example_plugin_problem),
     };
     return QMOL_RUN_TESTS(argc, argv, tests);
 }
