@@ -1,6 +1,7 @@
 /* qss_engine.c: storage, shared steps and the event loop of the QSS family. */
 #include "qss_engine.h"
 #include "initial.h"
+#include "qss_journal.h"
 
 #include "discrete.h"
 #include "halo.h"
@@ -26,6 +27,7 @@ void eng_fail(qss_engine *e, const char *fmt, ...) {
 /* ---- polynomial access ------------------------------------------------- */
 
 void eng_advance_x(qss_engine *e, int32_t j, double t) {
+    journal_touch(e, j);
     double h = t - e->tx[j];
     if (h == 0.0) return;
     double a1 = e->xc[1][j], a2 = e->xc[2][j], a3 = e->xc[3][j];
@@ -50,7 +52,44 @@ double eng_qdot_at(const qss_engine *e, int32_t k, double t) {
     return e->qc[1][k] + 2.0 * h * e->qc[2][k];
 }
 
+double eng_q_gap_area(const double *p, double tp, const double *r, double tr, double a, double b) {
+    if (!(b > a)) return 0.0;
+    /* Simpson's rule: exact for the quadratics q can be */
+    double gap[3], m = 0.5 * (a + b), at[3] = {a, m, b};
+    for (int k = 0; k < 3; k++) {
+        double hp = at[k] - tp, hr = at[k] - tr;
+        gap[k] = (p[0] + hp * (p[1] + hp * p[2])) - (r[0] + hr * (r[1] + hr * r[2]));
+    }
+    return (b - a) / 6.0 * (gap[0] + 4.0 * gap[1] + gap[2]);
+}
+
+/* Boundary state i's q changes at t: the first change in a window keeps the
+ * polynomial its readers hold (stale), later ones add the area between the
+ * ending piece and it. */
+static void note_boundary_change(qss_engine *e, int32_t i, double t) {
+    int32_t k;
+    if (e->boundary[i] == BOUNDARY_QUIET) {
+        e->boundary[i] = BOUNDARY_CHANGED;
+        k = e->nchanged++;
+        e->changed[k] = i;
+        e->change_slot[i] = k;
+        double *st = e->stale + 4 * (size_t)k;
+        st[0] = e->qc[0][i];
+        st[1] = e->qc[1][i];
+        st[2] = e->qc[2][i];
+        st[3] = e->tq[i];
+        e->stale_area[k] = 0.0;
+        return;
+    }
+    k = e->change_slot[i];
+    const double *st = e->stale + 4 * (size_t)k;
+    double cur[3] = {e->qc[0][i], e->qc[1][i], e->qc[2][i]};
+    e->stale_area[k] += eng_q_gap_area(cur, e->tq[i], st, st[3], e->tq[i], t);
+}
+
 void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, double half_curv) {
+    /* read by another rank: sent at the window end */
+    if (e->boundary && e->boundary[i]) note_boundary_change(e, i, t);
     if (e->watched_q && e->watched_q[i]) {
         double old[3] = {e->qc[0][i], e->qc[1][i], e->qc[2][i]}, old_tq = e->tq[i];
         e->qc[0][i] = value;
@@ -59,17 +98,12 @@ void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, d
         e->tq[i] = t;
         if (e->watched_q[i] & WATCH_BDF) e->on_q_change(e, i, t, old, old_tq);
         if (e->watched_q[i] & WATCH_CROSSING) discrete_input_changed(e, i, t);
-        if (!e->boundary) return;
+        return;
     }
     e->qc[0][i] = value;
     e->qc[1][i] = slope;
     e->qc[2][i] = half_curv;
     e->tq[i] = t;
-    if (e->boundary && e->boundary[i] == BOUNDARY_QUIET) {
-        /* read by another rank: send at the window end */
-        e->boundary[i] = BOUNDARY_CHANGED;
-        e->changed[e->nchanged++] = i;
-    }
 }
 
 double eng_quantum(const qss_engine *e, int32_t i, double x) {
@@ -162,6 +196,26 @@ static void store_estimates(qss_engine *e, int32_t j, int len) {
             entry[k] = e->dfdv[k];
     } else if (e->diag && m->diag_entry[j] >= 0)
         e->diag[j] = e->dfdv[m->diag_entry[j] - m->row_ptr[j]];
+}
+
+double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area) {
+    int len = gather_row(e, j, t);
+    const int32_t *cols = e->m->row_col + e->m->row_ptr[j];
+    double step = INFINITY;
+    for (int k = 0; k < len; k++) {
+        int32_t c = cols[k];
+        double a = c >= e->n ? area[c - e->n] : 0.0;
+        if (a != 0.0 && e->dq[c] / fabs(a) < step) step = e->dq[c] / fabs(a);
+    }
+    if (isinf(step)) return 0.0;
+    /* each input moves by at most its quantum: a size f_j's rounding does
+     * not swamp, and within which a nonlinear row is nearly linear */
+    for (int k = 0; k < len; k++) {
+        int32_t c = cols[k];
+        e->vals2[k] = e->vals[k] + (c >= e->n ? step * area[c - e->n] : 0.0);
+    }
+    double f0 = eval_rhs(e, j, t, e->vals), f1 = eval_rhs(e, j, t, e->vals2);
+    return (f1 - f0) / step;
 }
 
 void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
@@ -359,6 +413,9 @@ void eng_free(qss_engine *e) {
     free(e->saved2);
     free(e->boundary);
     free(e->changed);
+    free(e->stale);
+    free(e->stale_area);
+    free(e->change_slot);
     heap_free(&e->heap);
 }
 

@@ -70,7 +70,15 @@ struct qss_engine {
     struct halo_plan *halo;
     unsigned char *boundary;
     int32_t *changed, nchanged;
+    /* per changed boundary state (changed[k]): the q polynomial its readers
+     * held at the window's start (stale[4k .. 4k+2] about stale[4k+3]) and
+     * the integral over the window so far of q minus that polynomial
+     * (stale_area[k]); change_slot[i] is i's k. The window's error
+     * estimate (qss_window.c) reads them. */
+    double *stale, *stale_area;
+    int32_t *change_slot;
     void *method_data;
+    struct qss_journal *journal; /* the window's undo log (qss_journal.h), or NULL */
     /* Events run while their time is below window_end. A mixed run marks the
      * QSS states its BDF block reads (watched_q) and lowers window_end from
      * on_q_change, called after such a state's q changed at t (old_q: the
@@ -99,9 +107,7 @@ int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const 
 /* Runs the events of times below T_end (or below a lower e->window_end set
  * meanwhile); stops the run when time stalls. last_t and same_time carry the
  * stall detection between calls (start with t0 and 0). */
-struct window_watch;
-void eng_run_events(qss_engine *e, double T_end, struct window_watch *watch, double *last_t,
-                    uint64_t *same_time);
+void eng_run_events(qss_engine *e, double T_end, double *last_t, uint64_t *same_time);
 
 /* Storage for n_cols states and the heap for n (e->m, n, n_cols, order
  * set); eng_free releases everything. Returns 0 or -1 (out of memory). */
@@ -123,6 +129,14 @@ void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, d
  * With an analytic Jacobian also stores the row's partials when the method
  * keeps estimates (diag, entry). */
 void eng_eval_derivs(qss_engine *e, int32_t j, double t);
+/* Integral over [a, b] of the difference of two q polynomials (coefficients
+ * p about tp, r about tr; degree < 3). */
+double eng_q_gap_area(const double *p, double tp, const double *r, double tr, double a, double b);
+/* |sum_g df_j/dq_g area[g - n]| over row j's ghost inputs g at q(t): how
+ * far x_j drifted while it read the ghosts' stale q's (area: each ghost's
+ * integral of new q minus stale q over the window, 0 where unchanged). A
+ * directional difference of f_j, exact for linear rows. */
+double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area);
 /* Evaluates row j's Jacobian at q(t) into e->dfdv (analytic only). */
 void eng_eval_jac_row(qss_engine *e, int32_t j, double t);
 /* Time scale over which the inputs cols[0 .. len) (values, slopes, and

@@ -15,6 +15,7 @@
 #include "halo.h"
 #include "progress.h"
 #include "qss_engine.h"
+#include "qss_journal.h"
 #include "qss_window.h"
 #include "wallclock.h"
 
@@ -41,12 +42,10 @@ static int emit_sample(qss_engine *e, int64_t k, double T, double *buf, sample_f
     return rc;
 }
 
-/* What a checkpoint of a QSS run holds besides the engine: the last window
- * length (the next may grow to twice it) and the window watch's reach (the
- * smallest over the ranks: the next window's proposal is a minimum too). */
+/* What a checkpoint of a QSS run holds besides the engine: the next window's
+ * length (the controller's, the same on every rank). */
 typedef struct qss_run_state {
     qss_engine *e;
-    window_watch *watch; /* several ranks, or NULL */
     double *window;
     double wall_start, output_start; /* the loop's start: wall clock, stats->wall_output */
 } qss_run_state;
@@ -69,14 +68,10 @@ static void run_stats(void *ictx, qmol_stats *st) {
 /* integrator_state's save, and a restart's load. */
 static int run_state_io(void *ictx, state_io *io) {
     qss_run_state *s = ictx;
-    double reach = s->watch ? s->watch->reach : INFINITY;
-    if (s->watch && !io->loading)
-        MPI_Allreduce(MPI_IN_PLACE, &reach, 1, MPI_DOUBLE, MPI_MIN, s->e->halo->comm);
     MPI_Comm comm = s->e->halo ? s->e->halo->comm : MPI_COMM_SELF;
     if (eng_state_io(s->e, io) || discrete_state_io(s->e, comm, io) ||
-        io->scalar(io, "window", s->window) || io->scalar(io, "reach", &reach))
+        io->scalar(io, "window", s->window))
         return -1;
-    if (s->watch && io->loading) s->watch->reach = reach;
     return 0;
 }
 
@@ -93,8 +88,7 @@ static int stalled(double t, double *last_t, uint64_t *same_time, uint64_t limit
     return 0;
 }
 
-void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *last_t,
-                    uint64_t *same_time) {
+void eng_run_events(qss_engine *e, double T_end, double *last_t, uint64_t *same_time) {
     const integrator_options *o = e->o;
     uint64_t stall_limit = 1000000 + 100 * (uint64_t)e->n;
     e->window_end = T_end;
@@ -135,7 +129,6 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
             e->window_end = t;
             break;
         }
-        if (watch) watch_event(watch, e, i, t);
         if (o->trace) o->trace(o->trace_ctx, t, i, e->qc[0]);
         if (stalled(t, last_t, same_time, stall_limit))
             eng_fail(e,
@@ -181,12 +174,9 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     qss_exchange x;
     memset(&x, 0, sizeof x);
     double *buf = malloc(((size_t)e->n + 1) * sizeof *buf);
-    window_watch watch = {0};
-    rc = rc || !buf ||
-         (e->halo && (qssx_setup_boundary(e) || qssx_init(&x, e) || watch_init(e, &watch)));
+    rc = rc || !buf || (e->halo && (qssx_setup_boundary(e) || qssx_init(&x, e)));
     if (comm_agree(comm, rc ? -1 : 0, NULL, 0)) {
         free(buf);
-        watch_free(&watch);
         eng_free(e);
         qssx_free(&x);
         snprintf(err, errlen, "out of memory allocating QSS storage for %lld states",
@@ -200,55 +190,58 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         eng_fail(e, "out of memory allocating %s storage", e->method->name);
     if (!e->failed && e->disc) discrete_start(e, o->t0);
     e->nchanged = 0; /* initial q's are already everywhere */
-    if (e->halo) watch_start(&watch, e, o->t0);
     for (int32_t i = 0; e->boundary && i < e->n; i++)
         if (e->boundary[i]) e->boundary[i] = BOUNDARY_QUIET;
     stats->wall_setup += wallclock_seconds() - w0;
 
     double w1 = wallclock_seconds(), out0 = stats->wall_output;
-    double wmin, wmax, W = 0.0, T = o->t0, last_t = o->t0;
+    double wmin, wmax, T = o->t0, last_t = o->t0;
     window_bounds(o, &wmin, &wmax);
-    qss_run_state run = {e, e->halo ? &watch : NULL, &W, w1, out0};
+    /* W: the next window's length (several ranks; adaptive: the
+     * controller's, starting from window_min) */
+    double W = e->halo && o->window > 0.0 ? o->window : wmin;
+    qss_run_state run = {e, &W, w1, out0};
     integrator_state state = {owned_states, run_state_io, run_stats, &run, 0};
     if (o->resume && run_state_io(&run, o->resume) != 0)
         eng_fail(e, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
-    int adaptive = e->halo && !(o->window > 0.0);
+    window_control ctl = {e->halo && !(o->window > 0.0), wmin, wmax, 0};
+    qss_journal journal = {0};
+    /* a window can be run again when the journal holds all it changes: the
+     * discontinuities' own state is not in it */
+    if (ctl.adaptive) {
+        int undo = !e->disc && journal_init(&journal, e) == 0;
+        MPI_Allreduce(MPI_IN_PLACE, &undo, 1, MPI_INT, MPI_MIN, comm); /* all or none */
+        if (!undo) e->journal = NULL;
+    }
     uint64_t same_time = 0;
     int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
     double t_discrete = INFINITY; /* several ranks: the agreed next discrete event */
     rc = 0;
     for (;;) {
-        /* agree on failure and on the next window length */
-        if (e->halo) {
+        if (e->halo && e->disc && e->disc->collective) {
+            /* agree on the next discrete event (and on failure) */
             double wt = wallclock_seconds();
-            double proposal = adaptive ? WINDOW_FRACTION * watch_scale(e, &watch) : o->window;
-            double v[4] = {proposal, e->failed ? -1.0 : 0.0, discrete_next_time(e),
-                           o->progress && progress_due(o->progress) ? -1.0 : 0.0};
-            MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MIN, comm);
-            t_discrete = v[2];
+            double v[2] = {e->failed ? -1.0 : 0.0, discrete_next_time(e)};
+            MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MIN, comm);
             stats->wall_wait += wallclock_seconds() - wt;
-            if (v[1] < 0.0) break;
-            if (adaptive) {
-                double grow = W > 0.0 ? 2.0 * W : wmax;
-                W = fmin(fmax(v[0], wmin), fmin(grow, wmax));
-            } else {
-                W = o->window;
-            }
-            if (v[3] < 0.0) progress_collect(o->progress, T, stats->events, stats->wall_wait, W);
+            t_discrete = v[1];
+            if (v[0] < 0.0) break;
         } else if (e->failed) {
             break;
-        } else {
-            W = o->window > 0.0 ? o->window : o->window_cap > 0.0 ? o->window_cap : INFINITY;
         }
+        if (!e->halo)
+            W = o->window > 0.0 ? o->window : o->window_cap > 0.0 ? o->window_cap : INFINITY;
         double ts = sample_at(o, next_k);
         double T_end = T + W;
         if (!(T_end < ts - 1e-9 * W)) T_end = ts; /* no sliver before a sample */
         /* several ranks: windows end at the next discrete event any rank
          * knows of, where all ranks handle it together */
         if (t_discrete > T && t_discrete < T_end) T_end = t_discrete;
-        eng_run_events(e, T_end, e->halo ? &watch : NULL, &last_t, &same_time);
+        double start_t = last_t;
+        uint64_t start_same = same_time, start_events = stats->events;
+        if (e->journal) journal_begin(e->journal);
+        eng_run_events(e, T_end, &last_t, &same_time);
         if (!e->halo) T_end = e->window_end; /* earlier when a stop was requested */
-        stats->windows++;
         if (!e->halo && o->progress && progress_due(o->progress))
             progress_local(o->progress, T_end, stats->events, 0.0);
         if (e->halo) {
@@ -256,8 +249,21 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
             if (qssx_window(e, &x, T_end) != 0)
                 eng_fail(e, "out of memory for the window-end exchange");
             stats->wall_exchange += wallclock_seconds() - wx;
+            int report = 0;
+            int verdict = window_agree(&ctl, e, x.drift, T_end - T, &W, &report);
+            if (report) progress_collect(o->progress, T_end, stats->events, stats->wall_wait, W);
+            if (verdict < 0) break;
+            if (verdict == WINDOW_REJECTED) {
+                /* every rank puts its window back and runs it again, shorter */
+                if (journal_restore(e) != 0) eng_fail(e, "out of memory for the window's undo log");
+                last_t = start_t, same_time = start_same;
+                stats->windows_rejected++;
+                stats->events_rejected += stats->events - start_events;
+                continue;
+            }
             if (e->disc && e->disc->collective) discrete_window_end(e, T_end);
         }
+        stats->windows++;
         if (T_end == ts) {
             if (e->halo) {
                 /* the write is collective: wait for the slowest rank here,
@@ -280,9 +286,9 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     /* a stop is agreed already (window_end is collective) */
     if (e->halo && rc != INTEGRATOR_STOPPED)
         rc = comm_agree(comm, rc ? 1 : 0, err, errlen) ? -1 : 0;
+    journal_free(&journal);
     eng_free(e);
     qssx_free(&x);
     free(buf);
-    watch_free(&watch);
     return rc;
 }

@@ -1,8 +1,12 @@
-/* qss_window.c: the window-end exchange and the window watch (see
- * qss_window.h). */
+/* qss_window.c: the window-end exchange and the window length controller
+ * (see qss_window.h). */
 #include "qss_window.h"
 
 #include "halo.h"
+#include "progress.h"
+#include "qss_journal.h"
+
+#include "wallclock.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,13 +15,14 @@
 void qssx_free(qss_exchange *x) {
     free(x->send), free(x->recv), free(x->scount), free(x->sdispl), free(x->rcount);
     free(x->rdispl), free(x->slot_dest), free(x->dirty), free(x->dirty_list);
+    free(x->ghost_area);
     memset(x, 0, sizeof *x);
 }
 
 int qssx_init(qss_exchange *x, const qss_engine *e) {
     const halo_plan *h = e->halo;
     memset(x, 0, sizeof *x);
-    x->stride = 2 + e->order;
+    x->stride = 3 + e->order;
     int nd = h->ndests ? h->ndests : 1, ns = h->nsources ? h->nsources : 1;
     int32_t slots = h->send_ptr[h->ndests];
     x->scount = calloc((size_t)nd, sizeof(int));
@@ -27,8 +32,9 @@ int qssx_init(qss_exchange *x, const qss_engine *e) {
     x->slot_dest = malloc((size_t)(slots ? slots : 1) * sizeof *x->slot_dest);
     x->dirty = calloc((size_t)e->n + 1, 1);
     x->dirty_list = malloc(((size_t)e->n + 1) * sizeof *x->dirty_list);
+    x->ghost_area = calloc((size_t)(e->n_cols - e->n) + 1, sizeof *x->ghost_area);
     if (!x->scount || !x->sdispl || !x->rcount || !x->rdispl || !x->slot_dest || !x->dirty ||
-        !x->dirty_list)
+        !x->dirty_list || !x->ghost_area)
         return -1;
     for (int d = 0; d < h->ndests; d++)
         for (int32_t p = h->send_ptr[d]; p < h->send_ptr[d + 1]; p++)
@@ -70,6 +76,9 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
         x->scount[d] = 0;
     for (int32_t c = 0; rc == 0 && c < e->nchanged; c++) {
         int32_t i = e->changed[c];
+        const double *st = e->stale + 4 * (size_t)c;
+        double cur[3] = {e->qc[0][i], e->qc[1][i], e->qc[2][i]};
+        double area = e->stale_area[c] + eng_q_gap_area(cur, e->tq[i], st, st[3], e->tq[i], T);
         for (int32_t r = h->reader_ptr[i]; r < h->reader_ptr[i + 1]; r++) {
             int32_t p = h->reader_slot[r];
             int d = x->slot_dest[p];
@@ -78,6 +87,7 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
             rec[1] = e->tq[i];
             for (int k = 0; k < e->order; k++)
                 rec[2 + k] = e->qc[k][i];
+            rec[2 + e->order] = area;
         }
         e->boundary[i] = BOUNDARY_QUIET;
     }
@@ -107,10 +117,12 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
         int count = x->rcount[s] / stride;
         for (int r = 0; r < count; r++, rec += stride) {
             int32_t g = e->n + h->recv_ptr[s] + (int32_t)rec[0];
+            journal_touch(e, g); /* a rejected window puts the stale q back */
             for (int k = 0; k < e->order; k++)
                 e->qc[k][g] = rec[2 + k];
             e->tq[g] = rec[1];
             e->dq[g] = eng_quantum(e, g, rec[2]);
+            x->ghost_area[g - e->n] = rec[2 + e->order];
             const model *m = e->m;
             for (int64_t q = m->dep_ptr[g]; q < m->dep_ptr[g + 1]; q++) {
                 int32_t j = m->dep_row[q];
@@ -122,6 +134,25 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
         }
         e->stats->late_updates += (uint64_t)count;
     }
+    /* the error of the late updates: how far each reader drifted while its
+     * ghosts were stale, in quanta (before input_changed moves x_j) */
+    double worst = 0.0;
+    for (int32_t k = 0; k < ndirty; k++) {
+        int32_t j = x->dirty_list[k];
+        double dx = eng_stale_drift(e, j, T, x->ghost_area);
+        double drift = fabs(dx) / e->dq[j];
+        if (drift > worst) worst = drift;
+        /* first-order correction: x_j as if it had read the ghosts' q's
+         * when they changed */
+        eng_advance_x(e, j, T);
+        e->xc[0][j] += dx;
+    }
+    x->drift = worst;
+    for (int s = 0; s < ns; s++) {
+        const double *rec = x->recv + x->rdispl[s];
+        for (int r = 0; r < x->rcount[s] / stride; r++, rec += stride)
+            x->ghost_area[h->recv_ptr[s] + (int32_t)rec[0]] = 0.0;
+    }
     for (int32_t k = 0; k < ndirty; k++) {
         int32_t j = x->dirty_list[k];
         x->dirty[j] = 0;
@@ -130,79 +161,15 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
     return 0;
 }
 
-void watch_free(window_watch *w) {
-    free(w->boundary), free(w->hops);
-}
-
-/* Boundary list and hop distances by breadth-first search over the rows
- * from the boundary states. Returns 0 or -1 (out of memory). */
-int watch_init(const qss_engine *e, window_watch *w) {
-    const model *m = e->m;
-    int32_t n = e->n, len = 0;
-    w->reach = INFINITY;
-    w->nboundary = 0;
-    w->hops = malloc(((size_t)n + 1) * sizeof *w->hops);
-    int32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
-    if (!w->hops || !queue) {
-        free(queue);
-        return -1;
-    }
-    for (int32_t i = 0; i < n; i++) {
-        w->hops[i] = HOPS_FAR;
-        if (e->boundary[i]) {
-            w->hops[i] = 0;
-            queue[len++] = i;
-        }
-    }
-    w->nboundary = len;
-    w->boundary = malloc(((size_t)len + 1) * sizeof *w->boundary);
-    if (!w->boundary) {
-        free(queue);
-        return -1;
-    }
-    memcpy(w->boundary, queue, (size_t)len * sizeof *queue);
-    for (int32_t k = 0; k < len; k++) {
-        int32_t s = queue[k];
-        if (w->hops[s] + 1 >= HOPS_FAR) continue;
-        for (int64_t p = m->row_ptr[s]; p < m->row_ptr[s + 1]; p++) {
-            int32_t c = m->row_col[p];
-            if (c < n && w->hops[c] == HOPS_FAR) {
-                w->hops[c] = (uint16_t)(w->hops[s] + 1);
-                queue[len++] = c;
-            }
-        }
-    }
-    free(queue);
-    return 0;
-}
-
-/* Before the first window: every state's first event offers its reach (no
- * window has run yet to offer one). */
-void watch_start(window_watch *w, const qss_engine *e, double t0) {
-    for (int32_t i = 0; i < e->n; i++)
-        watch_event(w, e, i, t0);
-}
-
-/* The window proposal's time scale: the smallest reach of the window's
- * events and the shortest time from a boundary state's last change to its
- * next one (quiet boundary states' events are in the future); resets reach. */
-double watch_scale(const qss_engine *e, window_watch *w) {
-    double scale = w->reach;
-    for (int32_t k = 0; k < w->nboundary; k++) {
-        int32_t i = w->boundary[k];
-        double p = heap_time(&e->heap, i) - e->tq[i];
-        if (p < scale) scale = p;
-    }
-    w->reach = INFINITY;
-    return scale;
-}
-
 int qssx_setup_boundary(qss_engine *e) {
     const halo_plan *h = e->halo;
     int32_t nb = halo_boundary_count(h);
     e->boundary = calloc((size_t)e->n + 1, 1);
     e->changed = malloc(((size_t)nb + 1) * sizeof *e->changed);
-    if (!e->boundary || !e->changed) return -1;
+    e->stale = malloc(((size_t)nb + 1) * 4 * sizeof *e->stale);
+    e->stale_area = malloc(((size_t)nb + 1) * sizeof *e->stale_area);
+    e->change_slot = malloc(((size_t)e->n + 1) * sizeof *e->change_slot);
+    if (!e->boundary || !e->changed || !e->stale || !e->stale_area || !e->change_slot) return -1;
     for (int32_t i = 0; i < e->n; i++)
         if (h->reader_ptr[i + 1] > h->reader_ptr[i]) e->boundary[i] = BOUNDARY_QUIET;
     return 0;
@@ -215,4 +182,38 @@ void window_bounds(const integrator_options *o, double *wmin, double *wmax) {
     *wmax = o->window_max > 0.0 ? o->window_max : span / (double)o->samples;
     *wmin = o->window_min > 0.0 ? o->window_min : 1e-6 * span;
     if (*wmin > *wmax) *wmin = *wmax;
+}
+
+void window_next(window_control *c, double drift, double length, double *W) {
+    /* the drift grows in proportion to the window: aim the next at the
+     * target with a safety factor, growing at most twofold (not at all
+     * right after a rejection) */
+    double factor = drift > 0.0 ? 0.9 * WINDOW_DRIFT_TARGET / drift : 2.0;
+    factor = fmin(fmax(factor, 0.2), c->rejected ? 1.0 : 2.0);
+    c->rejected = 0;
+    /* a window cut short by a sample says little about a longer one */
+    double base = length < *W && factor >= 1.0 ? *W : length;
+    *W = fmin(fmax(base * factor, c->wmin), c->wmax);
+}
+
+int window_agree(window_control *c, qss_engine *e, double drift, double length, double *W,
+                 int *report) {
+    const integrator_options *o = e->o;
+    double wt = wallclock_seconds();
+    double v[3] = {-drift, e->failed ? -1.0 : 0.0,
+                   o->progress && progress_due(o->progress) ? -1.0 : 0.0};
+    MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MIN, e->halo->comm);
+    e->stats->wall_wait += wallclock_seconds() - wt;
+    *report = v[2] < 0.0;
+    if (v[1] < 0.0) return -1;
+    if (!c->adaptive) return WINDOW_ACCEPTED;
+    drift = -v[0];
+    if (drift > WINDOW_DRIFT_REJECT && e->journal && length > c->wmin * (1.0 + 1e-9)) {
+        double factor = 0.9 * WINDOW_DRIFT_TARGET / drift;
+        *W = fmax(c->wmin, length * fmax(factor, 0.1));
+        c->rejected = 1;
+        return WINDOW_REJECTED;
+    }
+    window_next(c, drift, length, W);
+    return WINDOW_ACCEPTED;
 }

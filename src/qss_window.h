@@ -2,8 +2,9 @@
  *
  * The window-end exchange sends the current q polynomial of every owned
  * boundary state that changed in the window to the ranks that read it and
- * re-evaluates the readers of what arrives. The window watch proposes the
- * next window's length from how soon activity can reach the rank boundary.
+ * re-evaluates the readers of what arrives, correcting them for the time they
+ * read the stale q's; the window controller sets the next window's length
+ * from that correction's size.
  * Used by qss_run.c and, for the QSS block, by mixed_run.c (docs/parallel.md).
  */
 #ifndef QMOL_QSS_WINDOW_H
@@ -14,15 +15,16 @@
 #include <stdint.h>
 
 /* Buffers of the window-end exchange, grown as needed (never per event). */
-/* Buffers of the window-end exchange, grown as needed (never per event). */
 typedef struct qss_exchange {
-    int stride;                /* doubles per record: position, time, q coefficients */
+    int stride;                /* doubles per record: position, time, q coefficients, stale area */
     double *send, *recv;       /* records */
     size_t send_cap, recv_cap; /* in doubles */
     int *scount, *sdispl, *rcount, *rdispl;
     int32_t *slot_dest;   /* send-list position -> destination index */
     unsigned char *dirty; /* n: reader to re-evaluate */
     int32_t *dirty_list;
+    double *ghost_area; /* per ghost: the received stale area (0 between exchanges) */
+    double drift;       /* the last exchange's largest reader drift, in quanta */
 } qss_exchange;
 
 /* Allocates the buffers for e (e->halo set). Returns 0 or -1. */
@@ -36,46 +38,35 @@ int qssx_setup_boundary(qss_engine *e);
  * or -1 (out of memory: the caller fails the run at its next agreement). */
 int qssx_window(qss_engine *e, qss_exchange *x, double T);
 
-/* Adaptive windows are this fraction of the time scale of window_watch below:
- * a ghost is stale for up to a window, so windows as long as the period
- * itself doubled to quadrupled the np > 1 error on heat2d (docs/parallel.md);
- * a quarter keeps it at the np = 1 level. */
-#define WINDOW_FRACTION 0.25
+/* The window length controller of QSS runs on several ranks (docs/parallel.md
+ * "Window length"). A window's error is the drift of the readers of ghosts
+ * that changed in it: the window-end exchange corrects it to first order
+ * and measures it in the reader's quanta (qss_exchange.drift). Windows are
+ * rejected above WINDOW_DRIFT_REJECT quanta and aimed at
+ * WINDOW_DRIFT_TARGET; the drift grows with the window's length. */
+#define WINDOW_DRIFT_TARGET 0.5
+#define WINDOW_DRIFT_REJECT 1.0
 
-/* What the adaptive window length looks at (several ranks). The boundary
- * states' periods alone let windows grow while the boundary is quiet, and a
- * front then crossed it up to a whole window late (adr2d 150^2 split by one
- * cut: P = 2 3.3e-3 from P = 1, whose e_rr is 8e-4). Activity travels one
- * hop (f_b reads s) per event at least, so a state `hops` hops from the
- * boundary whose events come every p cannot change a boundary state sooner
- * than about (hops + 1) p: every event of the window offers that bound
- * ("reach"), and the window is the fraction above of the smallest. */
-typedef struct window_watch {
-    int32_t *boundary; /* owned states read by other ranks */
-    int32_t nboundary;
-    uint16_t *hops; /* per owned state: hops to the nearest boundary state */
-    double reach;   /* min over this window's events of (hops + 1) period */
-} window_watch;
+typedef struct window_control {
+    int adaptive;      /* 0: --window fixes the length */
+    double wmin, wmax; /* bounds of adaptive windows */
+    int rejected;      /* the last window was rejected: the next may not grow */
+} window_control;
 
-/* hops[] saturates here; unreached states (no path to a boundary) too. */
-#define HOPS_FAR 65535
+enum { WINDOW_ACCEPTED = 0, WINDOW_REJECTED = 1 };
 
-/* Boundary list and hop distances (breadth first from the boundary states;
- * e->boundary set). Returns 0 or -1 (out of memory). */
-int watch_init(const qss_engine *e, window_watch *w);
-void watch_free(window_watch *w);
-/* After state i's event at t: its next time bounds when it can reach the
- * boundary. */
-static inline void watch_event(window_watch *w, const qss_engine *e, int32_t i, double t) {
-    if (w->hops[i] == HOPS_FAR) return;
-    double r = (w->hops[i] + 1.0) * (heap_time(&e->heap, i) - t);
-    if (r < w->reach) w->reach = r;
-}
+/* The next window's length *W after an accepted window of `length` whose
+ * drift (agreed, in quanta) was `drift`. */
+void window_next(window_control *c, double drift, double length, double *W);
+/* Collective over e->halo->comm (one MPI_Allreduce): agrees on failure, on
+ * the window's drift (this rank's largest, in quanta) and on whether a
+ * progress report is due (*report). Returns -1 when a rank failed,
+ * WINDOW_REJECTED when the window (of `length`) must run again from its
+ * start (adaptive, e->journal set, drift above WINDOW_DRIFT_REJECT, longer
+ * than wmin), else WINDOW_ACCEPTED; *W becomes the next window's length. */
+int window_agree(window_control *c, qss_engine *e, double drift, double length, double *W,
+                 int *report);
 
-/* Before the first window: every state's first event offers its reach. */
-void watch_start(window_watch *w, const qss_engine *e, double t0);
-/* The window proposal's time scale (resets the window's reach). */
-double watch_scale(const qss_engine *e, window_watch *w);
 /* Window length bounds: window_min defaults to 1e-6 of the run, window_max
  * to the sample interval. */
 void window_bounds(const integrator_options *o, double *wmin, double *wmax);

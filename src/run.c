@@ -314,7 +314,13 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
     }
     if (size > 1) {
         printf("  %d ranks\n", size);
-        if (c->method != METHOD_MIXED) count_row("windows", s->windows, "agreed");
+        if (c->method != METHOD_MIXED) {
+            count_row("windows", s->windows, "agreed");
+            char why[96];
+            snprintf(why, sizeof why, "run again shorter; %llu events redone",
+                     (unsigned long long)s->events_rejected);
+            count_row("  rejected", s->windows_rejected, why);
+        }
         count_row("messages", s->messages, "");
         count_row("bytes sent", s->bytes_sent, "");
         count_row("late updates", s->late_updates, "ghost changes applied at window ends");
@@ -871,6 +877,7 @@ int run_execute(const run_config *cin) {
     if (c.restart) stats_carry_over(&stats, &ck.before, rank); /* /stats: the whole run */
     qmol_stats total = stats_reduce(&stats, comm);
     total.windows = stats.windows; /* the same on every rank */
+    total.windows_rejected = stats.windows_rejected;
     if (h5out_finish(out, &stats, err, sizeof err) != 0) {
         out = NULL;
         SAY("qmol: error: --output %s: %s\n", path, err);

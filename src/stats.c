@@ -16,6 +16,8 @@ const stats_field stats_fields[] = {
     {"conv_fails", offsetof(qmol_stats, conv_fails), 0},
     {"jac_setups", offsetof(qmol_stats, jac_setups), 0},
     {"windows", offsetof(qmol_stats, windows), 0},
+    {"windows_rejected", offsetof(qmol_stats, windows_rejected), 0},
+    {"events_rejected", offsetof(qmol_stats, events_rejected), 0},
     {"crossings", offsetof(qmol_stats, crossings), 0},
     {"time_events", offsetof(qmol_stats, time_events), 0},
     {"step_limits", offsetof(qmol_stats, step_limits), 0},
@@ -76,7 +78,8 @@ void stats_carry_over(qmol_stats *s, const qmol_stats *before, int rank) {
     for (size_t i = 0; i < stats_nfields; i++) {
         if (stats_fields[i].is_double)
             *stats_wall(s, i) += *stats_wall((qmol_stats *)before, i);
-        else if (rank == 0 || stats_fields[i].off == offsetof(qmol_stats, windows))
+        else if (rank == 0 || stats_fields[i].off == offsetof(qmol_stats, windows) ||
+                 stats_fields[i].off == offsetof(qmol_stats, windows_rejected))
             *stats_counter(s, i) += *stats_counter((qmol_stats *)before, i);
     }
 }

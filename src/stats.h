@@ -22,10 +22,12 @@ typedef struct qmol_stats {
      * within a quantum (mixed_run.c, extrapolation_limit) */
     uint64_t extrap_limits;
     /* across ranks (this rank's figures; 0 on one rank) */
-    uint64_t windows;      /* synchronization windows */
-    uint64_t messages;     /* point-to-point messages sent (non-empty) */
-    uint64_t bytes_sent;   /* payload bytes sent */
-    uint64_t late_updates; /* ghost changes applied after their time (at a window end) */
+    uint64_t windows;          /* synchronization windows (accepted) */
+    uint64_t windows_rejected; /* windows run again, shorter (drift above the bound) */
+    uint64_t events_rejected;  /* events of the rejected windows (in events too) */
+    uint64_t messages;         /* point-to-point messages sent (non-empty) */
+    uint64_t bytes_sent;       /* payload bytes sent */
+    uint64_t late_updates;     /* ghost changes applied after their time (at a window end) */
     /* wall time per phase, seconds; exchange and wait are inside integrate */
     double wall_setup, wall_partition, wall_integrate, wall_exchange, wall_wait, wall_output,
         wall_total;

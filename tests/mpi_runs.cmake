@@ -15,6 +15,19 @@ add_test(NAME mpi.runs.adr2d-front
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch --methods liqss2 --ranks 1,2)
 set_tests_properties(mpi.runs.adr2d-front PROPERTIES TIMEOUT 600 PROCESSORS 2)
+# Strong diffusion coupling across the cuts (heat1d N = 100) at P = 1..3.
+add_test(NAME mpi.runs.heat1d
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/mpi_runs.py heat1d
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch --methods liqss2,qss1,mliqss2
+          --ranks 1,2,3)
+set_tests_properties(mpi.runs.heat1d PROPERTIES TIMEOUT 600 PROCESSORS 2)
+# The mixed method on stiff kinetics: accuracy rule and windows within 2x P = 1.
+add_test(NAME mpi.runs.diurnal-mixed
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/mpi_runs.py diurnal-mixed
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch --methods mixed --ranks 1,2,4)
+set_tests_properties(mpi.runs.diurnal-mixed PROPERTIES TIMEOUT 600 PROCESSORS 2)
 # Zero crossings on several ranks (CVODE, QSS, mixed): switching times
 # against a tight one-rank run.
 add_test(NAME mpi.runs.thermostat
