@@ -75,10 +75,8 @@ typedef struct mixed {
     double tk, T;       /* the window */
     int limited;        /* the step limit has cut this window */
     int coupling;
-    qss_exchange qx;       /* several ranks: the QSS block's window exchange */
-    window_control window; /* several ranks: the window length controller */
-    double window_length;  /* its proposal, and the last window's length */
-    double last_length;
+    qss_exchange qx; /* several ranks: the QSS block's window exchange */
+    window_watch watch;
     uint64_t exchanges; /* layout halo exchanges (several ranks) */
 } mixed;
 

@@ -26,8 +26,7 @@
  * its own. The QSS block exchanges changed boundary q's over its halo at
  * window ends as a pure QSS run does; BDF values and slopes at T go to the
  * QSS readers on other ranks through the layout's halo. Windows are agreed:
- * every rank's extrapolation limit, the QSS block's window controller
- * (docs/parallel.md)
+ * every rank's extrapolation limit, the QSS window watch (docs/parallel.md)
  * and the next discontinuity any rank knows of. See docs/methods.md.
  */
 #include "agree.h"
@@ -171,7 +170,7 @@ void mixed_on_export_change(qss_engine *e, int32_t i, double t, const double *ol
  * curvature). The curvature of the extrapolation limit is the slopes' change
  * since anchor_t, measured again once at least `span` has passed. A
  * q that jumps by dq makes f_b jump by A dq: over a window much shorter than
- * CVODE's step (several ranks, cut by the QSS window controller) that read as a
+ * CVODE's step (several ranks, cut by the QSS window watch) that read as a
  * curvature A dq / dt, the limit shortened the windows further and vardiff
  * on 2 ranks took 9990 windows instead of 26; CVODE's dense output y'' is no
  * such ratio but left buck-heatsink's rod error 2x larger (tol 1e-3: 5.8 K
@@ -323,22 +322,22 @@ static int catch_up(mixed *x, double T, double span, char *err, size_t errlen) {
 
 /* Several ranks: the window's length h (CVODE's proposal on entry) and the
  * next discontinuity, agreed; h_free: the length without the QSS window
- * window controller. Returns -1 when a rank failed (every rank stops). */
+ * watch. Returns -1 when a rank failed (every rank stops). */
 static int agree_window(mixed *x, double *h, double *h_free, double *t_discrete, int *extrap) {
     qss_engine *e = &x->e;
+    double wmin, wmax;
+    window_bounds(x->o, &wmin, &wmax);
+    double watch = x->o->window > 0.0 ? x->o->window : WINDOW_FRACTION * watch_scale(e, &x->watch);
     const integrator_options *o = x->o;
-    double v[5] = {extrapolation_limit(x), -x->qx.drift, e->failed ? -1.0 : 0.0,
+    double v[5] = {extrapolation_limit(x), fmax(watch, wmin), e->failed ? -1.0 : 0.0,
                    discrete_next_time(e), o->progress && progress_due(o->progress) ? -1.0 : 0.0};
     double wt = wallclock_seconds();
     MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_DOUBLE, MPI_MIN, x->comm);
     e->stats->wall_wait += wallclock_seconds() - wt;
     if (v[2] < 0.0) return -1;
-    /* the QSS block's window: from the last window's drift (a window cannot
-     * be run again once CVODE has stepped) */
-    if (x->window.adaptive) window_next(&x->window, -v[1], x->last_length, &x->window_length);
     *extrap = v[0] < *h;
     *h_free = fmin(*h, v[0]);
-    *h = fmin(*h_free, x->window_length);
+    *h = fmin(*h_free, v[1]);
     *t_discrete = v[3];
     if (v[4] < 0.0) progress_collect(o->progress, x->T, e->stats->events, e->stats->wall_wait, *h);
     return 0;
@@ -397,7 +396,7 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
         start_window(x, T);
         x->T = T_end;
         e->window_start = T;
-        eng_run_events(e, T_end, &last_t, &same_time);
+        eng_run_events(e, T_end, x->distributed ? &x->watch : NULL, &last_t, &same_time);
         if (e->failed && !x->distributed) return -1;
         /* one rank: a handler at the window start changed BDF rows, so
          * CVODE restarts (several ranks handle them at window ends) */
@@ -417,7 +416,6 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
         if (catch_up(x, T_end, free_end - T, err, errlen)) return -1;
         if (x->distributed && window_discontinuities(x, T_end, err, errlen)) return -1;
         if (e->failed && !x->distributed) return -1;
-        x->last_length = T_end - T;
         T = T_end;
         if (T == ts) {
             int rc = emit(x, next_k, ts, buf, sample, ctx);
@@ -462,13 +460,7 @@ static void start(mixed *x) {
     x->e.nchanged = 0; /* the initial q's are everywhere already */
     for (int32_t i = 0; x->e.boundary && i < x->nq; i++)
         if (x->e.boundary[i]) x->e.boundary[i] = BOUNDARY_QUIET;
-    if (x->distributed) {
-        double wmin, wmax;
-        window_bounds(o, &wmin, &wmax);
-        x->window = (window_control){!(o->window > 0.0), wmin, wmax, 0};
-        x->window_length = o->window > 0.0 ? o->window : wmin;
-        x->last_length = 0.0;
-    }
+    if (x->distributed) watch_start(&x->watch, &x->e, o->t0);
     start_window(x, o->t0);
     /* the step limit needs A_pi before CVODE's first Jacobian (collective) */
     if (cvode_block_eval_jacobian(x->bdf, o->t0, x->y) != 0 && !x->e.failed)

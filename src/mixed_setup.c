@@ -18,6 +18,7 @@ void mixed_free(mixed *x) {
     if (x->bdf) cvode_block_close(x->bdf);
     if (x->distributed) halo_free(&x->qhalo);
     qssx_free(&x->qx);
+    watch_free(&x->watch);
     model_free(&x->mq);
     model_free(&x->mb);
     free(x->gid_q), free(x->gid_b), free(x->lay_q), free(x->lay_b), free(x->bdf_col_lay);
@@ -324,7 +325,8 @@ int mixed_setup(mixed *x, const model *m, const integrator_options *o, qmol_stat
     rc = setup_blocks(x, method, keep, qss_method_of(o->qss_method), stats, err, errlen);
     free(method), free(keep);
     if (x->distributed) {
-        if (rc == 0 && (qssx_setup_boundary(&x->e) || qssx_init(&x->qx, &x->e))) {
+        if (rc == 0 && (qssx_setup_boundary(&x->e) || qssx_init(&x->qx, &x->e) ||
+                        watch_init(&x->e, &x->watch))) {
             snprintf(err, errlen, "out of memory for the QSS block's exchange");
             rc = -1;
         }

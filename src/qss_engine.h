@@ -107,7 +107,9 @@ int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const 
 /* Runs the events of times below T_end (or below a lower e->window_end set
  * meanwhile); stops the run when time stalls. last_t and same_time carry the
  * stall detection between calls (start with t0 and 0). */
-void eng_run_events(qss_engine *e, double T_end, double *last_t, uint64_t *same_time);
+struct window_watch;
+void eng_run_events(qss_engine *e, double T_end, struct window_watch *watch, double *last_t,
+                    uint64_t *same_time);
 
 /* Storage for n_cols states and the heap for n (e->m, n, n_cols, order
  * set); eng_free releases everything. Returns 0 or -1 (out of memory). */

@@ -88,7 +88,8 @@ static int stalled(double t, double *last_t, uint64_t *same_time, uint64_t limit
     return 0;
 }
 
-void eng_run_events(qss_engine *e, double T_end, double *last_t, uint64_t *same_time) {
+void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *last_t,
+                    uint64_t *same_time) {
     const integrator_options *o = e->o;
     uint64_t stall_limit = 1000000 + 100 * (uint64_t)e->n;
     e->window_end = T_end;
@@ -129,6 +130,7 @@ void eng_run_events(qss_engine *e, double T_end, double *last_t, uint64_t *same_
             e->window_end = t;
             break;
         }
+        if (watch) watch_event(watch, e, i, t);
         if (o->trace) o->trace(o->trace_ctx, t, i, e->qc[0]);
         if (stalled(t, last_t, same_time, stall_limit))
             eng_fail(e,
@@ -240,7 +242,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         double start_t = last_t;
         uint64_t start_same = same_time, start_events = stats->events;
         if (e->journal) journal_begin(e->journal);
-        eng_run_events(e, T_end, &last_t, &same_time);
+        eng_run_events(e, T_end, NULL, &last_t, &same_time);
         if (!e->halo) T_end = e->window_end; /* earlier when a stop was requested */
         if (!e->halo && o->progress && progress_due(o->progress))
             progress_local(o->progress, T_end, stats->events, 0.0);

@@ -161,6 +161,73 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
     return 0;
 }
 
+void watch_free(window_watch *w) {
+    free(w->boundary), free(w->hops);
+}
+
+/* Boundary list and hop distances by breadth-first search over the rows
+ * from the boundary states. Returns 0 or -1 (out of memory). */
+int watch_init(const qss_engine *e, window_watch *w) {
+    const model *m = e->m;
+    int32_t n = e->n, len = 0;
+    w->reach = INFINITY;
+    w->nboundary = 0;
+    w->hops = malloc(((size_t)n + 1) * sizeof *w->hops);
+    int32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
+    if (!w->hops || !queue) {
+        free(queue);
+        return -1;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        w->hops[i] = HOPS_FAR;
+        if (e->boundary[i]) {
+            w->hops[i] = 0;
+            queue[len++] = i;
+        }
+    }
+    w->nboundary = len;
+    w->boundary = malloc(((size_t)len + 1) * sizeof *w->boundary);
+    if (!w->boundary) {
+        free(queue);
+        return -1;
+    }
+    memcpy(w->boundary, queue, (size_t)len * sizeof *queue);
+    for (int32_t k = 0; k < len; k++) {
+        int32_t s = queue[k];
+        if (w->hops[s] + 1 >= HOPS_FAR) continue;
+        for (int64_t p = m->row_ptr[s]; p < m->row_ptr[s + 1]; p++) {
+            int32_t c = m->row_col[p];
+            if (c < n && w->hops[c] == HOPS_FAR) {
+                w->hops[c] = (uint16_t)(w->hops[s] + 1);
+                queue[len++] = c;
+            }
+        }
+    }
+    free(queue);
+    return 0;
+}
+
+/* Before the first window: every state's first event offers its reach (no
+ * window has run yet to offer one). */
+void watch_start(window_watch *w, const qss_engine *e, double t0) {
+    for (int32_t i = 0; i < e->n; i++)
+        watch_event(w, e, i, t0);
+}
+
+/* The window proposal's time scale: the smallest reach of the window's
+ * events and the shortest time from a boundary state's last change to its
+ * next one (quiet boundary states' events are in the future); resets reach. */
+double watch_scale(const qss_engine *e, window_watch *w) {
+    double scale = w->reach;
+    for (int32_t k = 0; k < w->nboundary; k++) {
+        int32_t i = w->boundary[k];
+        double p = heap_time(&e->heap, i) - e->tq[i];
+        if (p < scale) scale = p;
+    }
+    w->reach = INFINITY;
+    return scale;
+}
+
 int qssx_setup_boundary(qss_engine *e) {
     const halo_plan *h = e->halo;
     int32_t nb = halo_boundary_count(h);

@@ -38,6 +38,47 @@ int qssx_setup_boundary(qss_engine *e);
  * or -1 (out of memory: the caller fails the run at its next agreement). */
 int qssx_window(qss_engine *e, qss_exchange *x, double T);
 
+/* The mixed method's windows (several ranks) are also at most this fraction
+ * of the time scale of window_watch below:
+ * a ghost is stale for up to a window, so windows as long as the period
+ * itself doubled to quadrupled the np > 1 error on heat2d (docs/parallel.md);
+ * a quarter keeps it at the np = 1 level. */
+#define WINDOW_FRACTION 0.25
+
+/* What the adaptive window length looks at (several ranks). The boundary
+ * states' periods alone let windows grow while the boundary is quiet, and a
+ * front then crossed it up to a whole window late (adr2d 150^2 split by one
+ * cut: P = 2 3.3e-3 from P = 1, whose e_rr is 8e-4). Activity travels one
+ * hop (f_b reads s) per event at least, so a state `hops` hops from the
+ * boundary whose events come every p cannot change a boundary state sooner
+ * than about (hops + 1) p: every event of the window offers that bound
+ * ("reach"), and the window is the fraction above of the smallest. */
+typedef struct window_watch {
+    int32_t *boundary; /* owned states read by other ranks */
+    int32_t nboundary;
+    uint16_t *hops; /* per owned state: hops to the nearest boundary state */
+    double reach;   /* min over this window's events of (hops + 1) period */
+} window_watch;
+
+/* hops[] saturates here; unreached states (no path to a boundary) too. */
+#define HOPS_FAR 65535
+
+/* Boundary list and hop distances (breadth first from the boundary states;
+ * e->boundary set). Returns 0 or -1 (out of memory). */
+int watch_init(const qss_engine *e, window_watch *w);
+void watch_free(window_watch *w);
+/* After state i's event at t: its next time bounds when it can reach the
+ * boundary. */
+static inline void watch_event(window_watch *w, const qss_engine *e, int32_t i, double t) {
+    if (w->hops[i] == HOPS_FAR) return;
+    double r = (w->hops[i] + 1.0) * (heap_time(&e->heap, i) - t);
+    if (r < w->reach) w->reach = r;
+}
+
+/* Before the first window: every state's first event offers its reach. */
+void watch_start(window_watch *w, const qss_engine *e, double t0);
+/* The window proposal's time scale (resets the window's reach). */
+double watch_scale(const qss_engine *e, window_watch *w);
 /* The window length controller of QSS runs on several ranks (docs/parallel.md
  * "Window length"). A window's error is the drift of the readers of ghosts
  * that changed in it: the window-end exchange corrects it to first order

@@ -32,6 +32,7 @@ CASES = {
     # Stiff 2-species kinetics with time-dependent rates, mixed method: on
     # 2 ranks the windows multiplied by 40 (4,492 -> 189,407) and e_rr was
     # 5x P = 1's; the windows must stay within 2x P = 1's (WINDOW_RATIO).
+    # Fails today (84,289 windows against 2,001 over 6 h): not in CTest yet.
     "diurnal-mixed": (["mx=10", "my=10"], 21600.0, 1e-4),
     # The front crosses one METIS cut (--pieces 1) that stayed quiet long
     # enough for the windows to grow: when windows were set ahead of time
