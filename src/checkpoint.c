@@ -322,7 +322,7 @@ void checkpoint_kept_size(method_id method, double *fixed, double *per_entry) {
     if (method == METHOD_LIQSS1 || method == METHOD_LIQSS2) *fixed += 1.0;  /* diag */
     if (method == METHOD_LIQSS2 || method == METHOD_MLIQSS2) *fixed += 1.0; /* missed */
     if (method == METHOD_MLIQSS1 || method == METHOD_MLIQSS2) *per_entry = 1.0;
-    if (method == METHOD_BQSS) *fixed += 3.0; /* levels, last transition */
+    if (method == METHOD_BQSS) *fixed += 5.0; /* levels, last transition, q's last change */
 }
 
 int checkpoint_write_kept(checkpointer *k) {
