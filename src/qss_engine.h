@@ -134,7 +134,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t);
 /* Integral over [a, b] of the difference of two q polynomials (coefficients
  * p about tp, r about tr; degree < 3). */
 double eng_q_gap_area(const double *p, double tp, const double *r, double tr, double a, double b);
-/* |sum_g df_j/dq_g area[g - n]| over row j's ghost inputs g at q(t): how
+/* sum_g df_j/dq_g area[g - n] over row j's ghost inputs g at q(t): how
  * far x_j drifted while it read the ghosts' stale q's (area: each ghost's
  * integral of new q minus stale q over the window, 0 where unchanged). A
  * directional difference of f_j, exact for linear rows. */
