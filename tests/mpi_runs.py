@@ -10,7 +10,6 @@ usage: mpi_runs.py PROBLEM --qmol BIN --mpiexec "mpiexec --oversubscribe ..."
                    --scratch DIR [--methods liqss2,mliqss2,qss2] [--ranks 1,2,3,4]
 """
 import argparse
-import math
 import os
 import shlex
 import subprocess
@@ -18,6 +17,10 @@ import sys
 
 import h5py
 import numpy as np
+
+# heat_exact: the exact semi-discrete heat solution, shared with scripts/accuracy-matrix
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from accuracy import heat_exact  # noqa: E402
 
 CASES = {
     # case: (--set assignments, tf or None for the problem's default, tol)
@@ -52,30 +55,6 @@ SAMPLES = 5
 # rank: 1.0e-3 with SPGMR, 1.2e-3 with band; four ranks: 1.2e-3 to 2.6e-3 by
 # partition), so the comparison across P would measure that noise.
 METHOD_TOL = {"cvode": 1e-5}
-
-
-def attr(f, name):
-    v = f.attrs[name]
-    return v.decode() if isinstance(v, bytes) else v
-
-
-def heat_exact(f):
-    """x(t) = A prod_d sin(k_d pi x_d / L) exp(-lambda t) at the grid nodes,
-    lambda = d sum_d (4/h_d^2) sin^2(k_d pi h_d / (2L)) (problems/heat.c)."""
-    dims = [int(v) for v in attr(f, "dims")]
-    origin, spacing = attr(f, "origin"), attr(f, "spacing")
-    d, length, amp = (float(attr(f, "param." + k)) for k in ("d", "L", "A"))
-    modes = [float(attr(f, "param.k" + "xyz"[i])) for i in range(len(dims))]
-    lam, shape = 0.0, 1.0
-    for i, (nd, o, h, k) in enumerate(zip(dims, origin, spacing, modes)):
-        x = o + h * np.arange(nd)
-        lam += d * 4.0 / h ** 2 * math.sin(k * math.pi * h / (2.0 * length)) ** 2
-        s = np.sin(k * math.pi * x / length)
-        # state id = ix + nx (iy + ny iz): dimension 0 varies fastest
-        shape = np.multiply.outer(s, shape) if i else s
-    x0 = np.asarray(shape).reshape(-1)
-    t = f["time"][()]
-    return amp * x0[None, :] * np.exp(-lam * t)[:, None]
 
 
 def run(args, np_, method, out, extra=()):
