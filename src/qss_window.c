@@ -263,13 +263,13 @@ void window_next(window_control *c, double drift, double length, double *W) {
     *W = fmin(fmax(base * factor, c->wmin), c->wmax);
 }
 
-int window_agree(window_control *c, qss_engine *e, double drift, double length, double *W,
-                 int *report) {
+int window_agree(window_control *c, qss_engine *e, double drift, double cap, double length,
+                 double *W, int *report) {
     const integrator_options *o = e->o;
     double wt = wallclock_seconds();
-    double v[3] = {-drift, e->failed ? -1.0 : 0.0,
-                   o->progress && progress_due(o->progress) ? -1.0 : 0.0};
-    MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MIN, e->halo->comm);
+    double v[4] = {-drift, e->failed ? -1.0 : 0.0,
+                   o->progress && progress_due(o->progress) ? -1.0 : 0.0, cap};
+    MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MIN, e->halo->comm);
     e->stats->wall_wait += wallclock_seconds() - wt;
     *report = v[2] < 0.0;
     if (v[1] < 0.0) return -1;
@@ -282,5 +282,6 @@ int window_agree(window_control *c, qss_engine *e, double drift, double length, 
         return WINDOW_REJECTED;
     }
     window_next(c, drift, length, W);
+    if (v[3] < *W) *W = fmax(v[3], c->wmin);
     return WINDOW_ACCEPTED;
 }

@@ -101,12 +101,13 @@ enum { WINDOW_ACCEPTED = 0, WINDOW_REJECTED = 1 };
 void window_next(window_control *c, double drift, double length, double *W);
 /* Collective over e->halo->comm (one MPI_Allreduce): agrees on failure, on
  * the window's drift (this rank's largest, in quanta) and on whether a
- * progress report is due (*report). Returns -1 when a rank failed,
+ * progress report is due (*report); the next length is at most the smallest
+ * rank's cap (INFINITY: none). Returns -1 when a rank failed,
  * WINDOW_REJECTED when the window (of `length`) must run again from its
  * start (adaptive, e->journal set, drift above WINDOW_DRIFT_REJECT, longer
  * than wmin), else WINDOW_ACCEPTED; *W becomes the next window's length. */
-int window_agree(window_control *c, qss_engine *e, double drift, double length, double *W,
-                 int *report);
+int window_agree(window_control *c, qss_engine *e, double drift, double cap, double length,
+                 double *W, int *report);
 
 /* Window length bounds: window_min defaults to 1e-6 of the run, window_max
  * to the sample interval. */

@@ -609,6 +609,16 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: %s\n", err);
         goto done;
     }
+    if (size > 1 && (c.method == METHOD_BQSS ||
+                     (c.method == METHOD_MIXED && c.qss_method == METHOD_BQSS))) {
+        /* its same-instant level rules freeze states under the window-end
+         * updates: heat1d N = 100, tol 1e-3 gave e_rr 0.52 on 2 ranks
+         * against 1.4e-4 on one (docs/methods.md) */
+        SAY("qmol: error: %s: bqss runs on one rank only (started on %d ranks; late ghost "
+            "updates freeze its states); on several ranks use liqss1 or mliqss1\n",
+            c.method == METHOD_BQSS ? "--method" : "--qss-method", size);
+        goto done;
+    }
     if (size > 1 && (c.method == METHOD_CVODE || c.method == METHOD_MIXED) &&
         (c.linsol == LINSOL_KLU || c.linsol == LINSOL_BAND)) {
         SAY("qmol: error: --linsol %s: needs all states on one rank; on %d ranks use spgmr "

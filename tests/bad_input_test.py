@@ -644,6 +644,8 @@ def mpi_cases():
         Case("coupling_sample_on_2ranks",
              base() + ["--method", "mixed", "--bdf", "i>=5", "--coupling", "sample"],
              r"--coupling sample\b.*2 ranks"),
+        Case("bqss_on_2ranks", base() + ["--method", "bqss"],
+             r"--method: bqss runs on one rank only.*2 ranks"),
         Case("window_min_above_max_2ranks",
              base() + ["--window-min", "1e-4", "--window-max", "1e-5"],
              r"--window-min (1e-0?4|0\.0001)\b.*--window-max (1e-0?5|1e-05)\b"),
