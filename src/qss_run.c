@@ -43,10 +43,13 @@ static int emit_sample(qss_engine *e, int64_t k, double T, double *buf, sample_f
 }
 
 /* What a checkpoint of a QSS run holds besides the engine: the next window's
- * length (the controller's, the same on every rank). */
+ * length (the controller's, the same on every rank) and, where the window
+ * watch runs (discontinuities on several ranks), its reach (the smallest
+ * over the ranks: the watch's proposal is a minimum too; infinity without). */
 typedef struct qss_run_state {
     qss_engine *e;
     double *window;
+    window_watch *watch;             /* or NULL */
     double wall_start, output_start; /* the loop's start: wall clock, stats->wall_output */
 } qss_run_state;
 
@@ -69,9 +72,12 @@ static void run_stats(void *ictx, qmol_stats *st) {
 static int run_state_io(void *ictx, state_io *io) {
     qss_run_state *s = ictx;
     MPI_Comm comm = s->e->halo ? s->e->halo->comm : MPI_COMM_SELF;
+    double reach = s->watch ? s->watch->reach : INFINITY;
+    if (s->watch && !io->loading) MPI_Allreduce(MPI_IN_PLACE, &reach, 1, MPI_DOUBLE, MPI_MIN, comm);
     if (eng_state_io(s->e, io) || discrete_state_io(s->e, comm, io) ||
-        io->scalar(io, "window", s->window))
+        io->scalar(io, "window", s->window) || io->scalar(io, "reach", &reach))
         return -1;
+    if (s->watch && io->loading) s->watch->reach = reach;
     return 0;
 }
 
@@ -202,10 +208,6 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     /* W: the next window's length (several ranks; adaptive: the
      * controller's, starting from window_min) */
     double W = e->halo && o->window > 0.0 ? o->window : wmin;
-    qss_run_state run = {e, &W, w1, out0};
-    integrator_state state = {owned_states, run_state_io, run_stats, &run, 0};
-    if (o->resume && run_state_io(&run, o->resume) != 0)
-        eng_fail(e, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
     window_watch watch = {0};
     int use_watch = 0;
     window_control ctl = {e->halo && !(o->window > 0.0), wmin, wmax, 0};
@@ -225,6 +227,10 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
             eng_fail(e, "out of memory for the window watch");
         if (use_watch) watch_start(&watch, e, o->t0);
     }
+    qss_run_state run = {e, &W, use_watch ? &watch : NULL, w1, out0};
+    integrator_state state = {owned_states, run_state_io, run_stats, &run, 0};
+    if (o->resume && run_state_io(&run, o->resume) != 0)
+        eng_fail(e, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
     uint64_t same_time = 0;
     int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
     double t_discrete = INFINITY; /* several ranks: the agreed next discrete event */
@@ -272,7 +278,9 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
                 if (journal_restore(e) != 0) eng_fail(e, "out of memory for the window's undo log");
                 last_t = start_t, same_time = start_same;
                 stats->windows_rejected++;
+                /* events count the solution's; the redone work apart */
                 stats->events_rejected += stats->events - start_events;
+                stats->events = start_events;
                 continue;
             }
             if (e->disc && e->disc->collective) discrete_window_end(e, T_end);

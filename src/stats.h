@@ -24,7 +24,7 @@ typedef struct qmol_stats {
     /* across ranks (this rank's figures; 0 on one rank) */
     uint64_t windows;          /* synchronization windows (accepted) */
     uint64_t windows_rejected; /* windows run again, shorter (drift above the bound) */
-    uint64_t events_rejected;  /* events of the rejected windows (in events too) */
+    uint64_t events_rejected;  /* events of the rejected windows (not in events) */
     uint64_t messages;         /* point-to-point messages sent (non-empty) */
     uint64_t bytes_sent;       /* payload bytes sent */
     uint64_t late_updates;     /* ghost changes applied after their time (at a window end) */
