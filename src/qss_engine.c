@@ -52,7 +52,8 @@ double eng_qdot_at(const qss_engine *e, int32_t k, double t) {
     return e->qc[1][k] + 2.0 * h * e->qc[2][k];
 }
 
-double eng_q_gap_area(const double *p, double tp, const double *r, double tr, double a, double b) {
+static double q_gap_area(const double *p, double tp, const double *r, double tr, double a,
+                         double b) {
     if (!(b > a)) return 0.0;
     /* Simpson's rule: exact for the quadratics q can be */
     double gap[3], m = 0.5 * (a + b), at[3] = {a, m, b};
@@ -61,6 +62,13 @@ double eng_q_gap_area(const double *p, double tp, const double *r, double tr, do
         gap[k] = (p[0] + hp * (p[1] + hp * p[2])) - (r[0] + hr * (r[1] + hr * r[2]));
     }
     return (b - a) / 6.0 * (gap[0] + 4.0 * gap[1] + gap[2]);
+}
+
+double eng_stale_area(const qss_engine *e, int32_t k, double t) {
+    int32_t i = e->changed[k];
+    const double *st = e->stale + 4 * (size_t)k;
+    double cur[3] = {e->qc[0][i], e->qc[1][i], e->qc[2][i]};
+    return e->stale_area[k] + q_gap_area(cur, e->tq[i], st, st[3], e->tq[i], t);
 }
 
 /* Boundary state i's q changes at t: the first change in a window keeps the
@@ -82,9 +90,7 @@ static void note_boundary_change(qss_engine *e, int32_t i, double t) {
         return;
     }
     k = e->change_slot[i];
-    const double *st = e->stale + 4 * (size_t)k;
-    double cur[3] = {e->qc[0][i], e->qc[1][i], e->qc[2][i]};
-    e->stale_area[k] += eng_q_gap_area(cur, e->tq[i], st, st[3], e->tq[i], t);
+    e->stale_area[k] = eng_stale_area(e, k, t);
 }
 
 void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, double half_curv) {

@@ -131,9 +131,9 @@ void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, d
  * With an analytic Jacobian also stores the row's partials when the method
  * keeps estimates (diag, entry). */
 void eng_eval_derivs(qss_engine *e, int32_t j, double t);
-/* Integral over [a, b] of the difference of two q polynomials (coefficients
- * p about tp, r about tr; degree < 3). */
-double eng_q_gap_area(const double *p, double tp, const double *r, double tr, double a, double b);
+/* The integral from the window's start to t (t >= the current piece's tq)
+ * of changed[k]'s q minus the polynomial its readers hold. */
+double eng_stale_area(const qss_engine *e, int32_t k, double t);
 /* sum_g df_j/dq_g area[g - n] over row j's ghost inputs g at q(t): how
  * far x_j drifted while it read the ghosts' stale q's (area: each ghost's
  * integral of new q minus stale q over the window, 0 where unchanged). A

@@ -76,9 +76,7 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
         x->scount[d] = 0;
     for (int32_t c = 0; rc == 0 && c < e->nchanged; c++) {
         int32_t i = e->changed[c];
-        const double *st = e->stale + 4 * (size_t)c;
-        double cur[3] = {e->qc[0][i], e->qc[1][i], e->qc[2][i]};
-        double area = e->stale_area[c] + eng_q_gap_area(cur, e->tq[i], st, st[3], e->tq[i], T);
+        double area = eng_stale_area(e, c, T);
         for (int32_t r = h->reader_ptr[i]; r < h->reader_ptr[i + 1]; r++) {
             int32_t p = h->reader_slot[r];
             int d = x->slot_dest[p];
