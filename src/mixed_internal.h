@@ -16,6 +16,7 @@
 #include "cvode_block.h"
 #include "halo.h"
 #include "qss_engine.h"
+#include "qss_journal.h"
 #include "qss_window.h"
 
 /* A piece of an exported q: from its time to the next piece of the same
@@ -75,9 +76,13 @@ typedef struct mixed {
     double tk, T;       /* the window */
     int limited;        /* the step limit has cut this window */
     int coupling;
-    qss_exchange qx; /* several ranks: the QSS block's window exchange */
-    window_watch watch;
-    uint64_t exchanges; /* layout halo exchanges (several ranks) */
+    qss_exchange qx;    /* several ranks: the QSS block's window exchange */
+    window_watch watch; /* several ranks with discontinuities: the window watch */
+    int use_watch;
+    window_control ctl;  /* several ranks: the window controller (docs/parallel.md) */
+    double W;            /* its next window length */
+    qss_journal journal; /* several ranks without discontinuities: the window's undo log */
+    uint64_t exchanges;  /* layout halo exchanges (several ranks) */
 } mixed;
 
 /* Builds everything for the layout model m (collective on several ranks).

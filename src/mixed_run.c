@@ -26,14 +26,19 @@
  * its own. The QSS block exchanges changed boundary q's over its halo at
  * window ends as a pure QSS run does; BDF values and slopes at T go to the
  * QSS readers on other ranks through the layout's halo. Windows are agreed:
- * every rank's extrapolation limit, the QSS window watch (docs/parallel.md)
- * and the next discontinuity any rank knows of. See docs/methods.md.
+ * every rank's extrapolation limit, the next discontinuity any rank knows
+ * of and the window controller of pure QSS runs (docs/parallel.md "Window
+ * length"), which judges the QSS block's late updates after its events and
+ * before CVODE moves, so that a rejected window is run again from the undo
+ * log; with discontinuities (no undo) the window watch caps windows too.
+ * See docs/methods.md.
  */
 #include "agree.h"
 #include "initial.h"
 #include "discrete.h"
 #include "mixed_internal.h"
 #include "progress.h"
+#include "qss_journal.h"
 #include "wallclock.h"
 
 #include <math.h>
@@ -320,26 +325,23 @@ static int catch_up(mixed *x, double T, double span, char *err, size_t errlen) {
 
 /* ---- the run ------------------------------------------------------------- */
 
-/* Several ranks: the window's length h (CVODE's proposal on entry) and the
- * next discontinuity, agreed; h_free: the length without the QSS window
+/* Several ranks, before a window: its length h (CVODE's proposal on entry)
+ * and the next discontinuity, agreed; h_free: the length without the window
+ * controller (x->W, set by window_agree after each window) and the window
  * watch. Returns -1 when a rank failed (every rank stops). */
 static int agree_window(mixed *x, double *h, double *h_free, double *t_discrete, int *extrap) {
     qss_engine *e = &x->e;
-    double wmin, wmax;
-    window_bounds(x->o, &wmin, &wmax);
-    double watch = x->o->window > 0.0 ? x->o->window : WINDOW_FRACTION * watch_scale(e, &x->watch);
-    const integrator_options *o = x->o;
-    double v[5] = {extrapolation_limit(x), fmax(watch, wmin), e->failed ? -1.0 : 0.0,
-                   discrete_next_time(e), o->progress && progress_due(o->progress) ? -1.0 : 0.0};
+    double watch = x->use_watch ? WINDOW_FRACTION * watch_scale(e, &x->watch) : INFINITY;
+    double v[4] = {extrapolation_limit(x), watch, e->failed ? -1.0 : 0.0, discrete_next_time(e)};
     double wt = wallclock_seconds();
-    MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_DOUBLE, MPI_MIN, x->comm);
+    MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MIN, x->comm);
     e->stats->wall_wait += wallclock_seconds() - wt;
     if (v[2] < 0.0) return -1;
+    double cap = x->o->window > 0.0 ? x->o->window : fmin(x->W, fmax(v[1], x->ctl.wmin));
     *extrap = v[0] < *h;
     *h_free = fmin(*h, v[0]);
-    *h = fmin(*h_free, v[1]);
+    *h = fmin(*h_free, cap);
     *t_discrete = v[3];
-    if (v[4] < 0.0) progress_collect(o->progress, x->T, e->stats->events, e->stats->wall_wait, *h);
     return 0;
 }
 
@@ -396,7 +398,10 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
         start_window(x, T);
         x->T = T_end;
         e->window_start = T;
-        eng_run_events(e, T_end, x->distributed ? &x->watch : NULL, &last_t, &same_time);
+        double start_t = last_t;
+        uint64_t start_same = same_time, start_events = e->stats->events;
+        if (e->journal) journal_begin(e->journal);
+        eng_run_events(e, T_end, x->use_watch ? &x->watch : NULL, &last_t, &same_time);
         if (e->failed && !x->distributed) return -1;
         /* one rank: a handler at the window start changed BDF rows, so
          * CVODE restarts (several ranks handle them at window ends) */
@@ -412,6 +417,24 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
             if (qssx_window(e, &x->qx, T_end) != 0)
                 eng_fail(e, "out of memory for the window-end exchange");
             e->stats->wall_exchange += wallclock_seconds() - wx;
+            /* the QSS block's window is judged before CVODE moves: a
+             * rejected one is put back and run again shorter, CVODE never
+             * having left T */
+            int report = 0;
+            int verdict =
+                window_agree(&x->ctl, e, x->qx.drift, INFINITY, T_end - T, &x->W, &report);
+            if (report)
+                progress_collect(o->progress, T_end, e->stats->events, e->stats->wall_wait, x->W);
+            if (verdict < 0) return -1;
+            if (verdict == WINDOW_REJECTED) {
+                if (journal_restore(e) != 0) eng_fail(e, "out of memory for the window's undo log");
+                last_t = start_t, same_time = start_same;
+                e->stats->windows--;
+                e->stats->windows_rejected++;
+                e->stats->events_rejected += e->stats->events - start_events;
+                e->stats->events = start_events;
+                continue;
+            }
         }
         if (catch_up(x, T_end, free_end - T, err, errlen)) return -1;
         if (x->distributed && window_discontinuities(x, T_end, err, errlen)) return -1;
@@ -460,7 +483,21 @@ static void start(mixed *x) {
     x->e.nchanged = 0; /* the initial q's are everywhere already */
     for (int32_t i = 0; x->e.boundary && i < x->nq; i++)
         if (x->e.boundary[i]) x->e.boundary[i] = BOUNDARY_QUIET;
-    if (x->distributed) watch_start(&x->watch, &x->e, o->t0);
+    if (x->distributed) {
+        /* the window controller starts from the shortest window; a window
+         * can be run again when the journal holds all it changes (the
+         * discontinuities' own state is not in it); without, the window watch
+         * bounds windows beforehand, as in pure QSS runs */
+        double wmin, wmax;
+        window_bounds(o, &wmin, &wmax);
+        x->ctl = (window_control){!(o->window > 0.0), wmin, wmax, 0};
+        x->W = wmin;
+        int undo = x->ctl.adaptive && !x->e.disc && journal_init(&x->journal, &x->e) == 0;
+        MPI_Allreduce(MPI_IN_PLACE, &undo, 1, MPI_INT, MPI_MIN, x->comm); /* all or none */
+        if (!undo) x->e.journal = NULL;
+        x->use_watch = x->ctl.adaptive && !undo;
+    }
+    if (x->use_watch) watch_start(&x->watch, &x->e, o->t0);
     start_window(x, o->t0);
     /* the step limit needs A_pi before CVODE's first Jacobian (collective) */
     if (cvode_block_eval_jacobian(x->bdf, o->t0, x->y) != 0 && !x->e.failed)

@@ -19,6 +19,7 @@ void mixed_free(mixed *x) {
     if (x->distributed) halo_free(&x->qhalo);
     qssx_free(&x->qx);
     watch_free(&x->watch);
+    journal_free(&x->journal);
     model_free(&x->mq);
     model_free(&x->mb);
     free(x->gid_q), free(x->gid_b), free(x->lay_q), free(x->lay_b), free(x->bdf_col_lay);

@@ -22,9 +22,13 @@ add_test(NAME mpi.runs.heat1d
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch --methods liqss2,qss1,mliqss2
           --ranks 1,2,3)
 set_tests_properties(mpi.runs.heat1d PROPERTIES TIMEOUT 600 PROCESSORS 2)
-# mpi_runs.py diurnal-mixed (the mixed method's windows on stiff kinetics)
-# fails today and is not registered until issue 16's mixed part is solved
-# (docs/parallel.md "Window length").
+# The mixed method's windows on stiff kinetics (diurnal, --assign auto):
+# accuracy rule and at most 2x the one-rank windows per rank.
+add_test(NAME mpi.runs.diurnal-mixed
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/mpi_runs.py diurnal-mixed
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch --methods mixed --ranks 1,2,4)
+set_tests_properties(mpi.runs.diurnal-mixed PROPERTIES TIMEOUT 600 PROCESSORS 2)
 # Zero crossings on several ranks (CVODE, QSS, mixed): switching times
 # against a tight one-rank run.
 add_test(NAME mpi.runs.thermostat
