@@ -100,6 +100,20 @@ static int jac_band(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *u
     return 0;
 }
 
+/* SPGMR's Krylov dimension and restarts (SUNDIALS' defaults: 5, none), and
+ * right preconditioning, so that its convergence test is on the linear
+ * system's own residual. CVODE accepts an unconverged solve on a step's first
+ * Newton iteration, and with left preconditioning the test is on the
+ * preconditioned residual, which a Jacobi preconditioner shrinks by the
+ * stiffness ratio of the smooth modes: stiff diffusion then "converged" at
+ * once, with a near-zero correction, and the steps grew unchecked (heat2d
+ * 200 x 200, tol 1e-3, Jacobi: e_rr 0.10 in 62 steps; heat1d N = 1000: 0.30
+ * in 2 steps, exit 0). Right preconditioning alone left heat1d N = 1000 at
+ * 0.26 (five Krylov vectors could not reduce its residual); with 20 and 5
+ * restarts both are at 1.5-1.8e-3 (docs/methods.md "CVODE's linear solver"). */
+#define SPGMR_KRYLOV_DIM 20
+#define SPGMR_RESTARTS 5
+
 static int create_spgmr(cv_run *r, N_Vector y, SUNContext sunctx, SUNLinearSolver *LS, char *err,
                         size_t errlen) {
     int32_t n = r->m->n;
@@ -117,9 +131,13 @@ static int create_spgmr(cv_run *r, N_Vector y, SUNContext sunctx, SUNLinearSolve
             return -1;
         }
     }
-    *LS = SUNLinSol_SPGMR(y, SUN_PREC_LEFT, 0, sunctx);
+    *LS = SUNLinSol_SPGMR(y, SUN_PREC_RIGHT, SPGMR_KRYLOV_DIM, sunctx);
     if (!*LS) {
         snprintf(err, errlen, "SUNLinSol_SPGMR failed to create the SPGMR solver");
+        return -1;
+    }
+    if (SUNLinSol_SPGMRSetMaxRestarts(*LS, SPGMR_RESTARTS) != SUNLS_SUCCESS) {
+        snprintf(err, errlen, "SUNLinSol_SPGMRSetMaxRestarts failed");
         return -1;
     }
     return 0;

@@ -36,6 +36,20 @@
  * 20796 windows, 1.19 s with one piece, 50840 and 2.45 s with four;
  * buck-heatsink 2.16 s and 2.73 s, heat2d-thermostat 5.96 s and 7.68 s). */
 #define QSS_PIECES_PER_RANK 4
+/* ...but no piece smaller than this many states: small pieces put most
+ * states on rank boundaries, where every change waits for a window end and
+ * mLIQSS cannot update a pair across ranks (heat1d N = 100 on 3 ranks,
+ * mLIQSS1 tol 1e-3: e_rr 5.1e-4 at P = 1; 12 pieces of 8 states 9.5e-4,
+ * 3 pieces 6.4e-4). */
+#define QSS_PIECE_MIN_STATES 1000
+
+/* The default METIS pieces per rank of a QSS run of n states on size ranks. */
+static int qss_pieces_per_rank(int64_t n, int size) {
+    int k = QSS_PIECES_PER_RANK;
+    while (k > 1 && n / ((int64_t)size * k) < QSS_PIECE_MIN_STATES)
+        k--;
+    return k;
+}
 
 /* Characters of a directory's name limit that an output's base name leaves
  * for the suffixes qmol and Open MPI's MPI-IO add (".ckpt", ".partial",
@@ -644,7 +658,7 @@ int run_execute(const run_config *cin) {
         .pieces_per_rank = c.pieces ? c.pieces
                            : c.method == METHOD_CVODE || c.method == METHOD_MIXED
                                ? 1
-                               : QSS_PIECES_PER_RANK};
+                               : qss_pieces_per_rank(prob.n, size)};
     if (c.partition && partition_parse(c.partition, &po, err, sizeof err) != 0) {
         SAY("qmol: error: --partition %s: %s\n", c.partition, err);
         goto done;

@@ -249,8 +249,8 @@ LAST_CK = re.compile(r"\(the last checkpoint, at t = ([0-9.e+-]+), is run\.ckpt\
 
 def last_window_runs(args, s, ranks, fails):
     """A failure without a periodic checkpoint (default: every 30 min) leaves the last good
-    window kept in memory as the checkpoint: finite, at most one window (1 rank: 0.01)
-    before the failure, and complete: resumed on the same ranks, the run fails at the
+    window kept in memory as the checkpoint: finite, at most one window (1 rank: 0.01;
+    several: the sample interval) before the failure, and complete: resumed on the same ranks, the run fails at the
     identical time. With --keep-last-window off nothing is left."""
     label = "last window, %d rank%s" % (ranks, "s" if ranks > 1 else "")
     where = fresh(os.path.join(s, "last-window-%d" % ranks))
@@ -265,7 +265,10 @@ def last_window_runs(args, s, ranks, fails):
     t_fail, t_ck = float(stall.group(1)), float(last.group(1))
     with h5py.File(ck, "r") as f:
         t_file, finite = float(f.attrs["t"]), bool(np.all(np.isfinite(f["x"][()])))
-    window = 0.01
+    # one rank keeps the state every 0.01 of the run's time; several keep
+    # each agreed window's end, and windows are at most the sample interval
+    # (tf 10, 20 samples)
+    window = 0.01 if ranks == 1 else 10.0 / 20
     resumed = subprocess.run(cmd(args, ranks) + ["--restart", "run.ckpt.h5"], cwd=where,
                              capture_output=True, text=True, timeout=120)
     again = STALL_AT.search(resumed.stderr)
