@@ -14,4 +14,10 @@
  * "." (malloc'd; NULL and "out of memory" when out of memory). */
 const char *place_problem(const char *path, char **dir);
 
+/* Whether a and b name the same file: the same name in the same directory
+ * (directories compared by their real paths, so "./x" and "x", or a
+ * symlinked directory, are caught; a missing directory compares by name).
+ * Files need not exist. */
+int place_same_file(const char *a, const char *b);
+
 #endif

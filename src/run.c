@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <math.h>
 #include <mpi.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,40 @@ static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
         s->previous[j] = s->activity[j];
     }
     return h5out_activity_sample(s->out, k, to_block(l, s->delta));
+}
+
+/* The files a run writes must all differ: the output, the checkpoint, their
+ * working files (NAME.partial) and the XDMF file. A checkpoint named like
+ * the output's working file replaced the results with a checkpoint, exit 0
+ * (issue 17). Returns NULL, or a message naming the two (static). */
+static const char *file_collision(const char *output, const char *xmf, const char *ckpt,
+                                  int ckpt_given) {
+    static char why[1024];
+    char names[6][PATH_MAX + 16];
+    const char *what[6] = {"the output",     "the output's working file",
+                           "the XDMF file",  "the XDMF file's working file",
+                           "the checkpoint", "the checkpoint's working file"};
+    snprintf(names[0], sizeof names[0], "%s", output);
+    snprintf(names[1], sizeof names[1], "%s.partial", output);
+    snprintf(names[2], sizeof names[2], "%s", xmf ? xmf : "");
+    snprintf(names[3], sizeof names[3], "%s.partial", xmf ? xmf : "");
+    snprintf(names[4], sizeof names[4], "%s", ckpt ? ckpt : "");
+    snprintf(names[5], sizeof names[5], "%s.partial", ckpt ? ckpt : "");
+    for (int a = 0; a < 6; a++)
+        for (int b = a + 1; b < 6; b++) {
+            if (!xmf && (a == 2 || a == 3 || b == 2 || b == 3)) continue;
+            if (!ckpt && b >= 4) continue;
+            if ((a == 0 && b == 1) || (a == 2 && b == 3) || (a == 4 && b == 5)) continue;
+            if (!place_same_file(names[a], names[b])) continue;
+            int by_ckpt = b >= 4 && ckpt_given;
+            snprintf(why, sizeof why,
+                     "%s %s: %s %s is also %s (the output, the checkpoint, their .partial working "
+                     "files and the XDMF file must all differ)",
+                     by_ckpt ? "--checkpoint-file" : "--output", by_ckpt ? ckpt : output, what[b],
+                     names[b], what[a]);
+            return why;
+        }
+    return NULL;
 }
 
 /* The zero crossings of a run, kept for /events (17 bytes each). */
@@ -588,6 +623,10 @@ int run_execute(const run_config *cin) {
             /* found now, not at the first checkpoint, maybe hours later */
             snprintf(err, sizeof err, "--checkpoint-file %s: cannot write in directory %s: %s",
                      ck_path, ck_dir ? ck_dir : "", ck_why);
+            bad = 1;
+        } else if ((ck_why = file_collision(path, xmf, ck_path, c.checkpoint_file != NULL)) !=
+                   NULL) {
+            snprintf(err, sizeof err, "%s", ck_why);
             bad = 1;
         } else if (ck_path && stat(ck_path, &st) == 0 && S_ISDIR(st.st_mode)) {
             snprintf(err, sizeof err, "--checkpoint-file %s: is a directory", ck_path);

@@ -485,6 +485,16 @@ def files_cases():
              r"{d}/missing/: No such file"),
         Case("checkpoint_file_is_directory", base() + ["--checkpoint-file", "{d}/ck"],
              r"--checkpoint-file {d}/ck: is a directory", files={"ck": os.makedirs}),
+        # the run's files must all differ: a checkpoint named like the output's
+        # working file replaced the results with a checkpoint, exit 0
+        Case("checkpoint_file_is_output_partial",
+             base() + ["--checkpoint-file", "{d}/out.h5.partial"],
+             r"--checkpoint-file {d}/out\.h5\.partial: the checkpoint .* is also the "
+             r"output's working file"),
+        Case("checkpoint_file_is_output", base() + ["--checkpoint-file", "{d}/./out.h5"],
+             r"--checkpoint-file {d}/\./out\.h5: the checkpoint .* is also the output \("),
+        Case("checkpoint_file_is_xmf", base() + ["--checkpoint-file", "{d}/out.xmf"],
+             r"--checkpoint-file {d}/out\.xmf: the checkpoint .* is also the XDMF file"),
         Case("output_name_too_long", base()[:-1] + ["{d}/" + "o" * 300 + ".h5"],
              r"--output {d}/o{300}\.h5.*303 characters, at most 215"),
         # 240: the file system allows it, Open MPI's MPI-IO (lockedfile) aborted on it
@@ -644,6 +654,10 @@ def mpi_cases():
         Case("coupling_sample_on_2ranks",
              base() + ["--method", "mixed", "--bdf", "i>=5", "--coupling", "sample"],
              r"--coupling sample\b.*2 ranks"),
+        Case("checkpoint_file_is_output_partial_2ranks",
+             base() + ["--checkpoint-file", "{d}/out.h5.partial"],
+             r"--checkpoint-file {d}/out\.h5\.partial: the checkpoint .* is also the "
+             r"output's working file"),
         Case("bqss_on_2ranks", base() + ["--method", "bqss"],
              r"--method: bqss runs on one rank only.*2 ranks"),
         Case("window_min_above_max_2ranks",
