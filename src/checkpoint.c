@@ -14,21 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static volatile sig_atomic_t received, signals;
+static volatile sig_atomic_t received;
 
 /* SIGTERM / SIGINT: stop at the next agreed window end with a checkpoint.
  * Schedulers and tools send the signal more than once (GNU timeout signals
- * the child, then its process group; Slurm and mpirun repeat it), so a
- * second one is ignored; a third ends the process at once (SIGQUIT and
- * SIGKILL do anyway). Before, the handler went back to SIG_DFL after the
- * first signal and 3 of 10 `timeout 3 qmol run ...` died with 143 and no
- * checkpoint. */
+ * the child, then its process group; Slurm repeats it; Open MPI's mpirun
+ * sends SIGTERM to the other ranks as soon as one has exited with the stop's
+ * code 3), so repeats are ignored while the stop goes on; SIGQUIT and
+ * SIGKILL end the process at once. Before, the handler went back to SIG_DFL
+ * after the first signal and 3 of 10 `timeout 3 qmol run ...` died with 143
+ * and no checkpoint. */
 static void on_signal(int sig) {
     received = sig;
-    if (++signals >= 3) {
-        signal(sig, SIG_DFL);
-        raise(sig);
-    }
 }
 
 int checkpoint_stop_requested(void) {
@@ -89,7 +86,6 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
     k->keep_every = CHECKPOINT_POLL_WINDOWS;
     k->poll_wall = k->wall0;
     received = 0;
-    signals = 0;
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
     return 0;
