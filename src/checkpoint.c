@@ -93,8 +93,10 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
 
 void checkpointer_free(checkpointer *k) {
     checkpoint_restore_end(k);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
+    /* after a stop the process only exits: a late repeat of the signal
+     * (timeout's to the process group) must not turn exit 3 into 143 */
+    signal(SIGTERM, received ? SIG_IGN : SIG_DFL);
+    signal(SIGINT, received ? SIG_IGN : SIG_DFL);
     free(k->path), free(k->x), free(k->xblock), free(k->ablock);
     last_window_free(&k->kept);
     free(k->info.args), free(k->info.output);
