@@ -130,10 +130,9 @@ static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
 /* The files a run writes must all differ: the output, the checkpoint, their
  * working files (NAME.partial) and the XDMF file. A checkpoint named like
  * the output's working file replaced the results with a checkpoint, exit 0
- * (issue 17). Returns NULL, or a message naming the two (static). */
-static const char *file_collision(const char *output, const char *xmf, const char *ckpt,
-                                  int ckpt_given) {
-    static char why[1024];
+ * (issue 17). Returns 0, or 1 with a message naming the two in why. */
+static int file_collision(const char *output, const char *xmf, const char *ckpt, int ckpt_given,
+                          char *why, size_t whylen) {
     char names[6][PATH_MAX + 16];
     const char *what[6] = {"the output",     "the output's working file",
                            "the XDMF file",  "the XDMF file's working file",
@@ -151,14 +150,14 @@ static const char *file_collision(const char *output, const char *xmf, const cha
             if ((a == 0 && b == 1) || (a == 2 && b == 3) || (a == 4 && b == 5)) continue;
             if (!place_same_file(names[a], names[b])) continue;
             int by_ckpt = b >= 4 && ckpt_given;
-            snprintf(why, sizeof why,
+            snprintf(why, whylen,
                      "%s %s: %s %s is also %s (the output, the checkpoint, their .partial working "
                      "files and the XDMF file must all differ)",
                      by_ckpt ? "--checkpoint-file" : "--output", by_ckpt ? ckpt : output, what[b],
                      names[b], what[a]);
-            return why;
+            return 1;
         }
-    return NULL;
+    return 0;
 }
 
 /* The zero crossings of a run, kept for /events (17 bytes each). */
@@ -624,9 +623,7 @@ int run_execute(const run_config *cin) {
             snprintf(err, sizeof err, "--checkpoint-file %s: cannot write in directory %s: %s",
                      ck_path, ck_dir ? ck_dir : "", ck_why);
             bad = 1;
-        } else if ((ck_why = file_collision(path, xmf, ck_path, c.checkpoint_file != NULL)) !=
-                   NULL) {
-            snprintf(err, sizeof err, "%s", ck_why);
+        } else if (file_collision(path, xmf, ck_path, c.checkpoint_file != NULL, err, sizeof err)) {
             bad = 1;
         } else if (ck_path && stat(ck_path, &st) == 0 && S_ISDIR(st.st_mode)) {
             snprintf(err, sizeof err, "--checkpoint-file %s: is a directory", ck_path);
