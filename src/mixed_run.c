@@ -398,8 +398,7 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
         start_window(x, T);
         x->T = T_end;
         e->window_start = T;
-        double start_t = last_t;
-        uint64_t start_same = same_time, start_events = e->stats->events;
+        window_mark mark = {last_t, same_time, e->stats->events};
         if (e->journal) journal_begin(e->journal);
         eng_run_events(e, T_end, x->use_watch ? &x->watch : NULL, &last_t, &same_time);
         if (e->failed && !x->distributed) return -1;
@@ -427,12 +426,8 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
                 progress_collect(o->progress, T_end, e->stats->events, e->stats->wall_wait, x->W);
             if (verdict < 0) return -1;
             if (verdict == WINDOW_REJECTED) {
-                if (journal_restore(e) != 0) eng_fail(e, "out of memory for the window's undo log");
-                last_t = start_t, same_time = start_same;
-                e->stats->windows--;
-                e->stats->windows_rejected++;
-                e->stats->events_rejected += e->stats->events - start_events;
-                e->stats->events = start_events;
+                e->stats->windows--; /* counted above, before the verdict */
+                journal_take_back(e, &mark, &last_t, &same_time);
                 continue;
             }
         }
@@ -492,9 +487,7 @@ static void start(mixed *x) {
         window_bounds(o, &wmin, &wmax);
         x->ctl = (window_control){!(o->window > 0.0), wmin, wmax, 0};
         x->W = wmin;
-        int undo = x->ctl.adaptive && !x->e.disc && journal_init(&x->journal, &x->e) == 0;
-        MPI_Allreduce(MPI_IN_PLACE, &undo, 1, MPI_INT, MPI_MIN, x->comm); /* all or none */
-        if (!undo) x->e.journal = NULL;
+        int undo = journal_setup_agreed(&x->journal, &x->e, x->ctl.adaptive, x->comm);
         x->use_watch = x->ctl.adaptive && !undo;
     }
     if (x->use_watch) watch_start(&x->watch, &x->e, o->t0);

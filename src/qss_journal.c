@@ -132,3 +132,18 @@ int journal_restore(qss_engine *e) {
     j->used = 0;
     return 0;
 }
+
+int journal_setup_agreed(qss_journal *j, qss_engine *e, int adaptive, MPI_Comm comm) {
+    int undo = adaptive && !e->disc && journal_init(j, e) == 0;
+    MPI_Allreduce(MPI_IN_PLACE, &undo, 1, MPI_INT, MPI_MIN, comm); /* all or none */
+    if (!undo) e->journal = NULL;
+    return undo;
+}
+
+void journal_take_back(qss_engine *e, const window_mark *m, double *last_t, uint64_t *same_time) {
+    if (journal_restore(e) != 0) eng_fail(e, "out of memory for the window's undo log");
+    *last_t = m->last_t, *same_time = m->same_time;
+    e->stats->windows_rejected++;
+    e->stats->events_rejected += e->stats->events - m->events;
+    e->stats->events = m->events;
+}

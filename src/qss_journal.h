@@ -15,6 +15,7 @@
 
 #include "qss_engine.h"
 
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,5 +47,21 @@ static inline void journal_touch(qss_engine *e, int32_t i) {
 /* Puts back every logged state as the window found it. Returns 0, or -1
  * when the log is incomplete (overflow). */
 int journal_restore(qss_engine *e);
+
+/* Several ranks, collective over comm: sets up j as e's journal when every
+ * rank can (adaptive windows, no discontinuities, memory); otherwise none
+ * has one (e->journal NULL). Returns whether windows can be run again. */
+int journal_setup_agreed(qss_journal *j, qss_engine *e, int adaptive, MPI_Comm comm);
+
+/* Where a window started, to take it back. */
+typedef struct window_mark {
+    double last_t;
+    uint64_t same_time, events;
+} window_mark;
+
+/* A rejected window: its states put back (journal_restore), the event
+ * loop's clock and counters as they were; events count the solution's, the
+ * redone ones go to events_rejected. */
+void journal_take_back(qss_engine *e, const window_mark *m, double *last_t, uint64_t *same_time);
 
 #endif

@@ -215,9 +215,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     /* a window can be run again when the journal holds all it changes: the
      * discontinuities' own state is not in it */
     if (ctl.adaptive) {
-        int undo = !e->disc && journal_init(&journal, e) == 0;
-        MPI_Allreduce(MPI_IN_PLACE, &undo, 1, MPI_INT, MPI_MIN, comm); /* all or none */
-        if (!undo) e->journal = NULL;
+        int undo = journal_setup_agreed(&journal, e, 1, comm);
         /* without undo (discontinuities) an over-long window cannot be taken
          * back: the window watch bounds it beforehand as well (qss1 on the
          * thermostat at P = 3 had e_rr 1.9e-2 without, 8.2e-3 with the
@@ -255,8 +253,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         /* several ranks: windows end at the next discrete event any rank
          * knows of, where all ranks handle it together */
         if (t_discrete > T && t_discrete < T_end) T_end = t_discrete;
-        double start_t = last_t;
-        uint64_t start_same = same_time, start_events = stats->events;
+        window_mark mark = {last_t, same_time, stats->events};
         if (e->journal) journal_begin(e->journal);
         eng_run_events(e, T_end, use_watch ? &watch : NULL, &last_t, &same_time);
         if (!e->halo) T_end = e->window_end; /* earlier when a stop was requested */
@@ -275,12 +272,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
             if (verdict < 0) break;
             if (verdict == WINDOW_REJECTED) {
                 /* every rank puts its window back and runs it again, shorter */
-                if (journal_restore(e) != 0) eng_fail(e, "out of memory for the window's undo log");
-                last_t = start_t, same_time = start_same;
-                stats->windows_rejected++;
-                /* events count the solution's; the redone work apart */
-                stats->events_rejected += stats->events - start_events;
-                stats->events = start_events;
+                journal_take_back(e, &mark, &last_t, &same_time);
                 continue;
             }
             if (e->disc && e->disc->collective) discrete_window_end(e, T_end);

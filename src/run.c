@@ -134,22 +134,23 @@ static int sample_to_file(void *ctx, int64_t k, double t, const double *x) {
 static int file_collision(const char *output, const char *xmf, const char *ckpt, int ckpt_given,
                           char *why, size_t whylen) {
     char names[6][PATH_MAX + 16];
-    const char *what[6] = {"the output",     "the output's working file",
-                           "the XDMF file",  "the XDMF file's working file",
-                           "the checkpoint", "the checkpoint's working file"};
-    snprintf(names[0], sizeof names[0], "%s", output);
-    snprintf(names[1], sizeof names[1], "%s.partial", output);
-    snprintf(names[2], sizeof names[2], "%s", xmf ? xmf : "");
-    snprintf(names[3], sizeof names[3], "%s.partial", xmf ? xmf : "");
-    snprintf(names[4], sizeof names[4], "%s", ckpt ? ckpt : "");
-    snprintf(names[5], sizeof names[5], "%s.partial", ckpt ? ckpt : "");
-    for (int a = 0; a < 6; a++)
-        for (int b = a + 1; b < 6; b++) {
-            if (!xmf && (a == 2 || a == 3 || b == 2 || b == 3)) continue;
-            if (!ckpt && b >= 4) continue;
-            if ((a == 0 && b == 1) || (a == 2 && b == 3) || (a == 4 && b == 5)) continue;
+    const char *what[6];
+    int n = 0;
+    const char *files[3][2] = {
+        {output, "the output"}, {xmf, "the XDMF file"}, {ckpt, "the checkpoint"}};
+    for (int f = 0; f < 3; f++) { /* each file and its working file */
+        if (!files[f][0]) continue;
+        snprintf(names[n], sizeof names[n], "%s", files[f][0]);
+        what[n++] = files[f][1];
+        snprintf(names[n], sizeof names[n], "%s.partial", files[f][0]);
+        what[n++] = f == 0   ? "the output's working file"
+                    : f == 1 ? "the XDMF file's working file"
+                             : "the checkpoint's working file";
+    }
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
             if (!place_same_file(names[a], names[b])) continue;
-            int by_ckpt = b >= 4 && ckpt_given;
+            int by_ckpt = ckpt && ckpt_given && b >= n - 2;
             snprintf(why, whylen,
                      "%s %s: %s %s is also %s (the output, the checkpoint, their .partial working "
                      "files and the XDMF file must all differ)",
