@@ -28,6 +28,19 @@ static void on_signal(int sig) {
     received = sig;
 }
 
+/* sigaction, not signal(): under _POSIX_C_SOURCE glibc's signal() has System V
+ * semantics (SA_RESETHAND), so the first SIGTERM put SIG_DFL back and the
+ * second killed the rank (143 in 2 of 8 double-SIGTERM runs on 2 ranks).
+ * SA_RESTART: a signal during a write or an MPI wait does not fail it. */
+static void set_handler(int sig, void (*handler)(int)) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(sig, &action, NULL);
+}
+
 int checkpoint_stop_requested(void) {
     return received != 0;
 }
@@ -86,8 +99,8 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
     k->keep_every = CHECKPOINT_POLL_WINDOWS;
     k->poll_wall = k->wall0;
     received = 0;
-    signal(SIGTERM, on_signal);
-    signal(SIGINT, on_signal);
+    set_handler(SIGTERM, on_signal);
+    set_handler(SIGINT, on_signal);
     return 0;
 }
 
@@ -95,8 +108,8 @@ void checkpointer_free(checkpointer *k) {
     checkpoint_restore_end(k);
     /* after a stop the process only exits: a late repeat of the signal
      * (timeout's to the process group) must not turn exit 3 into 143 */
-    signal(SIGTERM, received ? SIG_IGN : SIG_DFL);
-    signal(SIGINT, received ? SIG_IGN : SIG_DFL);
+    set_handler(SIGTERM, received ? SIG_IGN : SIG_DFL);
+    set_handler(SIGINT, received ? SIG_IGN : SIG_DFL);
     free(k->path), free(k->x), free(k->xblock), free(k->ablock);
     last_window_free(&k->kept);
     free(k->info.args), free(k->info.output);
