@@ -5,6 +5,7 @@
 #include "agree.h"
 #include "h5util.h"
 #include "place.h"
+#include "workfile.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -21,6 +22,7 @@
 struct ckpt_file {
     MPI_Comm comm;
     int rank, writing, failed;
+    int lock_fd;          /* rank 0, writing: the working file's claim (workfile.h) */
     char *path, *partial; /* partial: the file written (NULL when reading) */
     hid_t file, group, dxpl;
     int64_t n, first, count;
@@ -46,6 +48,7 @@ static int close_handles(ckpt_file *f) {
 }
 
 static void free_file(ckpt_file *f) {
+    if (f->lock_fd >= 0) close(f->lock_fd);
     free(f->path), free(f->partial), free(f);
 }
 
@@ -56,6 +59,7 @@ static ckpt_file *start(const char *path, MPI_Comm comm, int writing, int64_t n,
     ckpt_file *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->comm = comm;
+    f->lock_fd = -1;
     MPI_Comm_rank(comm, &f->rank);
     f->writing = writing;
     f->n = n, f->first = first, f->count = count;
@@ -63,6 +67,13 @@ static ckpt_file *start(const char *path, MPI_Comm comm, int writing, int64_t n,
     f->path = strdup(path);
     f->partial = writing ? h5u_asprintf("%s.partial", path) : NULL;
     if (!f->path || (writing && !f->partial)) f->failed = 1;
+    /* a stale working file (a killed run's) is removed, a link never
+     * followed, another live run's refused */
+    if (writing && !f->failed && f->rank == 0) {
+        f->lock_fd = workfile_claim(f->partial, WORKFILE_DISCARD, f->msg, sizeof f->msg);
+        f->failed = f->lock_fd < 0;
+    }
+    if (writing) f->failed = comm_agree(comm, f->failed, f->msg, sizeof f->msg) != 0;
     h5u_quiet_on(&f->quiet);
     hid_t fapl = f->failed ? H5I_INVALID_HID : mpio_fapl(comm);
     if (fapl >= 0)
@@ -106,7 +117,7 @@ ckpt_file *ckpt_create(const char *path, MPI_Comm comm, const ckpt_info *info, i
                     h5u_put_str(&c, f->file, "args", info->args) ||
                     h5u_put_str(&c, f->file, "output", info->output) ||
                     (f->group = h5u_group(&c, f->file, CKPT_INTEGRATOR)) < 0;
-    } else if (f) {
+    } else if (f && !f->msg[0]) { /* (a refused claim has said why) */
         h5u_ectx c = {f->partial ? f->partial : path, f->msg, sizeof f->msg};
         char *dir = NULL;
         const char *why = place_problem(path, &dir); /* the system's reason, if it has one */
@@ -224,16 +235,15 @@ int ckpt_close(ckpt_file *f, int commit, char *err, size_t errlen) {
     int rc = comm_agree(f->comm, bad || f->failed, f->msg, sizeof f->msg) ? -1 : 0;
     if (rc) snprintf(err, errlen, "%s", f->msg[0] ? f->msg : "cannot write the checkpoint");
     if (f->writing) {
-        int eno = 0; /* every rank has closed the file: rank 0 puts it in place */
+        int failed = 0; /* every rank has closed the file: rank 0 puts it in place */
         if (f->rank == 0) {
             if (rc || !commit)
                 unlink(f->partial);
-            else if (rename(f->partial, f->path) != 0)
-                eno = errno ? errno : EIO;
+            else
+                failed = workfile_publish(f->partial, f->path, 1, f->msg, sizeof f->msg) != 0;
         }
-        MPI_Bcast(&eno, 1, MPI_INT, 0, f->comm);
-        if (eno) {
-            snprintf(err, errlen, "cannot rename %s to %s: %s", f->partial, f->path, strerror(eno));
+        if (comm_agree(f->comm, failed, f->msg, sizeof f->msg)) {
+            snprintf(err, errlen, "%s", f->msg);
             rc = -1;
         }
     }

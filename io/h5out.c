@@ -12,6 +12,7 @@
 
 #include "agree.h"
 #include "directory.h"
+#include "workfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -204,6 +205,7 @@ static int close_all(h5out *w, const h5u_ectx *c) {
 }
 
 static void free_writer(h5out *w) {
+    if (w->lock_fd >= 0) close(w->lock_fd);
     free(w->path);
     free(w->partial);
     free(w->written);
@@ -281,6 +283,8 @@ static h5out *new_writer(const char *path, const h5out_meta *meta, MPI_Comm comm
         w->time_space = w->states_space = w->dxpl = H5I_INVALID_HID;
         w->per_sample = w->per_sample_space = H5I_INVALID_HID;
         w->comm = comm;
+        w->lock_fd = -1;
+        w->replace = meta->replace;
         MPI_Comm_rank(comm, &w->rank);
         MPI_Comm_size(comm, &w->nranks);
         w->n = meta->prob->n;
@@ -328,28 +332,28 @@ static h5out *prepare(const char *path, const h5out_meta *meta, char *err, size_
     return w;
 }
 
+/* Rank 0 claims w's working file (workfile.h); the verdict is agreed. On
+ * failure w is freed and err set. */
+static int claim(h5out *w, workfile_mode mode, char *err, size_t errlen) {
+    char msg[MSG_LEN] = "";
+    if (w->rank == 0) w->lock_fd = workfile_claim(w->partial, mode, msg, sizeof msg);
+    if (comm_agree(w->comm, w->rank == 0 && w->lock_fd < 0, msg, sizeof msg)) {
+        h5u_set_err(err, errlen, "%s", msg);
+        free_writer(w);
+        return -1;
+    }
+    return 0;
+}
+
 h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t errlen) {
     h5out *w = prepare(path, meta, err, errlen);
     if (!w) return NULL;
-    MPI_Comm comm = w->comm;
     char msg[MSG_LEN] = "";
 
-    /* Check with open(2) first: MPI-IO errors do not carry errno, and this
-     * gives "Permission denied" or "No such file or directory". */
-    int eno = 0;
-    if (w->rank == 0) {
-        int fd = open(w->partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (fd < 0)
-            eno = errno ? errno : EIO;
-        else
-            close(fd);
-    }
-    MPI_Bcast(&eno, 1, MPI_INT, 0, comm);
-    if (eno) {
-        h5u_set_err(err, errlen, "cannot create output file %s: %s", w->partial, strerror(eno));
-        free_writer(w);
-        return NULL;
-    }
+    /* The working file is claimed with open(2) first: exclusively, never
+     * through a link, locked against another run; and MPI-IO errors do not
+     * carry errno, this gives "Permission denied" or "No such file". */
+    if (claim(w, meta->replace ? WORKFILE_DISCARD : WORKFILE_NEW, err, errlen)) return NULL;
 
     h5u_quiet q;
     h5u_quiet_on(&q);
@@ -430,6 +434,7 @@ h5out *h5out_reopen(const char *path, const h5out_meta *meta, int64_t next_sampl
     for (int64_t k = 0; k < next_sample - 1; k++)
         w->written[k] = 1;
     w->nwritten = next_sample - 1;
+    if (claim(w, WORKFILE_RESUME, err, errlen)) return NULL;
     h5u_quiet q;
     h5u_quiet_on(&q);
     h5u_ectx c = {w->partial, msg, sizeof msg};
@@ -619,14 +624,11 @@ int h5out_finish(h5out *w, const qmol_stats *stats, char *err, size_t errlen) {
     /* Every rank has closed the file: rename it on rank 0. On failure the
      * complete data stays in the .partial file, which we keep. */
     MPI_Barrier(w->comm);
-    int eno = 0;
-    if (w->rank == 0 && rename(w->partial, w->path) != 0) eno = errno ? errno : EIO;
-    MPI_Bcast(&eno, 1, MPI_INT, 0, w->comm);
-    if (eno)
-        h5u_set_err(err, errlen, "cannot rename %s to %s: %s (the results are in %s)", w->partial,
-                    w->path, strerror(eno), w->partial);
+    int failed = w->rank == 0 && workfile_publish(w->partial, w->path, w->replace, msg, sizeof msg);
+    failed = comm_agree(w->comm, failed, msg, sizeof msg);
+    if (failed) h5u_set_err(err, errlen, "%s", msg);
     free_writer(w);
-    return eno ? -1 : 0;
+    return failed ? -1 : 0;
 }
 
 void h5out_abort(h5out *w) {

@@ -46,6 +46,10 @@ typedef struct h5out_meta {
     const qmol_problem *prob; /* n and geometry */
     MPI_Comm comm;            /* MPI_COMM_NULL or 0: MPI_COMM_WORLD; valid until finish */
     int deflate;              /* 0: none; 1..9: deflate level of the row datasets */
+    /* --overwrite: a working file PATH.partial that a stopped or killed run
+     * left is discarded, and the finished file replaces PATH if PATH
+     * appeared meanwhile (without it both are refused) */
+    int replace;
     /* The states /states and /activity/per_sample hold: those for which
      * keep(keep_ctx, id) is non-zero (keep_rule, the rule's text, is stored
      * as the root attribute output_states), or all when keep is NULL. */

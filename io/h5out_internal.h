@@ -14,6 +14,8 @@ struct h5out {
     char *path, *partial;
     MPI_Comm comm; /* every collective call and all HDF5 file access */
     int rank, nranks;
+    int lock_fd; /* rank 0: the working file's claim (workfile.h); -1 elsewhere */
+    int replace; /* --overwrite: the finished file may replace an existing one */
     int64_t n, samples, nwritten;
     int deflate;                  /* deflate level of the (K x n) datasets, 0: none */
     int64_t first, count;         /* this rank's block of states */

@@ -1,10 +1,13 @@
 /* xdmf.c: the XDMF 3 sidecar of a grid problem's result (see xdmf.h). */
 #include "xdmf.h"
 
+#include "workfile.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 char *xdmf_path(const char *h5path) {
     return h5out_sibling_path(h5path, ".xmf");
@@ -88,7 +91,10 @@ int xdmf_write(const char *h5path, const qmol_problem *p, const h5out_grid *g, c
     snprintf(partial, len, "%s.partial", path);
     char file[4096];
     base_name(h5path, file, sizeof file);
-    FILE *f = fopen(partial, "w");
+    /* claimed: a stale one removed, a link never followed */
+    int fd = workfile_claim(partial, WORKFILE_DISCARD, err, errlen);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && !f) close(fd);
     int rc = f ? 0 : -1;
     if (f) {
         fprintf(f, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n");
@@ -100,9 +106,12 @@ int xdmf_write(const char *h5path, const qmol_problem *p, const h5out_grid *g, c
         rc = ferror(f) ? -1 : 0;
         if (fclose(f) != 0) rc = -1;
     }
-    if (rc == 0 && rename(partial, path) != 0) rc = -1;
-    if (rc) {
+    if (fd < 0) { /* err says why */
+    } else if (rc) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        remove(partial);
+    } else if (workfile_publish(partial, path, 1, err, errlen)) {
+        rc = -1;
         remove(partial);
     }
     free(path), free(partial);

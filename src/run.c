@@ -13,6 +13,7 @@
 #include "model.h"
 #include "output_plan.h"
 #include "place.h"
+#include "workfile.h"
 #include "progress.h"
 #include "registry.h"
 #include "wallclock.h"
@@ -481,6 +482,23 @@ static int mixed_vertex_classes(const run_config *c, const qmol_problem *p, part
         if (rank == 0) fprintf(stderr, __VA_ARGS__);                                               \
     } while (0)
 
+/* Whether the output's working file PATH.partial refuses a new run: a link,
+ * another live run's, or (without --overwrite) a stopped run's samples
+ * (workfile.h). The reason goes to why. */
+static int output_partial_refused(const char *path, int overwrite, char *why, size_t len) {
+    size_t plen = strlen(path) + sizeof ".partial";
+    char *partial = malloc(plen);
+    if (!partial) {
+        snprintf(why, len, "out of memory");
+        return 1;
+    }
+    snprintf(partial, plen, "%s.partial", path);
+    int refused =
+        workfile_check(partial, overwrite ? WORKFILE_DISCARD : WORKFILE_NEW, why, len) != 0;
+    free(partial);
+    return refused;
+}
+
 int run_execute(const run_config *cin) {
     run_config c = *cin;
     MPI_Comm comm = MPI_COMM_WORLD;
@@ -574,6 +592,7 @@ int run_execute(const run_config *cin) {
         const char *slash = strrchr(path, '/');
         char *dir = NULL;
         const char *why = place_problem(path, &dir);
+        char why_partial[768];
         /* the longest names made from it: FILE.ckpt.h5.partial, and the files
          * Open MPI's MPI-IO makes beside it (FILE.partial_cid-N-PID.sm; with a
          * longer name its lockedfile component overflows a buffer and aborts) */
@@ -601,15 +620,28 @@ int run_execute(const run_config *cin) {
             size_t plen = strlen(path) + 9;
             char *partial = malloc(plen);
             if (partial) snprintf(partial, plen, "%s.partial", path);
-            if (!partial || access(partial, F_OK) != 0) {
+            if (!partial || lstat(partial, &st) != 0) {
                 snprintf(err, sizeof err,
                          "--restart %s: the stopped run's output %s.partial is gone (it holds "
                          "the samples written before the checkpoint)",
                          c.restart, path);
                 bad = 1;
+            } else if (workfile_check(partial, WORKFILE_RESUME, why_partial, sizeof why_partial)) {
+                snprintf(err, sizeof err, "--restart %s: %s", c.restart, why_partial);
+                bad = 1;
             }
             free(partial);
-        } else if (!c.overwrite && access(path, F_OK) == 0) {
+        } else if (output_partial_refused(path, c.overwrite, why_partial, sizeof why_partial)) {
+            snprintf(err, sizeof err, "--output %s: %s", path, why_partial);
+            bad = 1;
+        } else if (c.overwrite && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+            /* the finished file is renamed into place, which replaces a link */
+            snprintf(err, sizeof err,
+                     "--output %s: is a symbolic link; --overwrite would replace the link and "
+                     "leave its target as it was: name the target itself, or remove the link",
+                     path);
+            bad = 1;
+        } else if (!c.overwrite && lstat(path, &st) == 0) { /* a dangling link too */
             snprintf(err, sizeof err, "--output %s: file exists (pass --overwrite to replace it)",
                      path);
             bad = 1;
@@ -763,6 +795,7 @@ int run_execute(const run_config *cin) {
                        .prob = &prob,
                        .comm = comm,
                        .deflate = c.compress,
+                       .replace = c.overwrite,
                        .keep = plan.has_rule ? output_plan_keep : NULL,
                        .keep_ctx = &plan,
                        .keep_rule = c.output_states};

@@ -495,6 +495,18 @@ def files_cases():
              r"--checkpoint-file {d}/\./out\.h5: the checkpoint .* is also the output \("),
         Case("checkpoint_file_is_xmf", base() + ["--checkpoint-file", "{d}/out.xmf"],
              r"--checkpoint-file {d}/out\.xmf: the checkpoint .* is also the XDMF file"),
+        # working files: never written through a link; a stopped run's samples
+        # are not discarded unasked
+        Case("output_partial_is_symlink", base(), r"{d}/out\.h5\.partial is a symbolic link",
+             files={"target": "not qmol's\n", "out.h5.partial": lambda p: os.symlink("target", p)}),
+        Case("output_partial_left_by_stopped_run", base(),
+             r"{d}/out\.h5\.partial exists, left by a run that stopped or was killed.*--overwrite",
+             files={"out.h5.partial": "the samples of a killed run\n"}),
+        Case("output_is_symlink_overwrite", base() + ["--overwrite"],
+             r"--output {d}/out\.h5: is a symbolic link; --overwrite would replace the link",
+             files={"target.h5": "not qmol's\n", "out.h5": lambda p: os.symlink("target.h5", p)}),
+        Case("output_is_dangling_symlink", base(), r"--output {d}/out\.h5: file exists",
+             files={"out.h5": lambda p: os.symlink("nowhere.h5", p)}),
         Case("output_name_too_long", base()[:-1] + ["{d}/" + "o" * 300 + ".h5"],
              r"--output {d}/o{300}\.h5.*303 characters, at most 215"),
         # 240: the file system allows it, Open MPI's MPI-IO (lockedfile) aborted on it
@@ -658,6 +670,12 @@ def mpi_cases():
              base() + ["--checkpoint-file", "{d}/out.h5.partial"],
              r"--checkpoint-file {d}/out\.h5\.partial: the checkpoint .* is also the "
              r"output's working file"),
+        Case("output_partial_left_by_stopped_run_2ranks", base(),
+             r"{d}/out\.h5\.partial exists, left by a run that stopped or was killed",
+             files={"out.h5.partial": "the samples of a killed run\n"}),
+        Case("output_partial_is_symlink_2ranks", base(),
+             r"{d}/out\.h5\.partial is a symbolic link",
+             files={"target": "not qmol's\n", "out.h5.partial": lambda p: os.symlink("target", p)}),
         Case("bqss_on_2ranks", base() + ["--method", "bqss"],
              r"--method: bqss runs on one rank only.*2 ranks"),
         Case("window_min_above_max_2ranks",
@@ -717,13 +735,17 @@ GROUPS = {"numbers": numbers_cases, "options": options_cases, "files": files_cas
 
 
 def snapshot(top):
-    """{relative path: bytes, or None for a directory} of everything under top."""
+    """{relative path: bytes, None for a directory, "-> target" for a symbolic link} of
+    everything under top."""
     snap = {}
     for root, dirs, files in os.walk(top):
         for d in dirs:
             snap[os.path.relpath(os.path.join(root, d), top)] = None
         for f in files:
             full = os.path.join(root, f)
+            if os.path.islink(full):
+                snap[os.path.relpath(full, top)] = "-> " + os.readlink(full)
+                continue
             with open(full, "rb") as fh:
                 snap[os.path.relpath(full, top)] = fh.read()
     return snap

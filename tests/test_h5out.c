@@ -221,17 +221,39 @@ static void test_write_read(void **state) {
     free(partial);
 }
 
-static void test_stale_partial_truncated(void **state) {
+/* A working file that a stopped or killed run left holds its samples: refused
+ * (named) without replace, discarded with it (--overwrite). */
+static void test_stale_partial(void **state) {
     char *path = h5s_join(*state, "out.h5");
     char *partial = h5s_join(*state, "out.h5.partial");
+    static const char junk[] = "samples of an interrupted run\n";
     if (h5s_rank() == 0) {
         FILE *fp = fopen(partial, "w");
         assert_non_null(fp);
-        fputs("stale junk from an interrupted run\n", fp);
+        fputs(junk, fp);
         assert_int_equal(fclose(fp), 0);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    write_file(path, 1);
+    qmol_problem p = fake_problem();
+    h5out_meta m = fake_meta(&p);
+    char err[512];
+    assert_null(h5out_create(path, &m, err, sizeof err));
+    assert_non_null(strstr(err, "out.h5.partial exists, left by a run that stopped"));
+    if (h5s_rank() == 0) {
+        char back[sizeof junk] = "";
+        FILE *fp = fopen(partial, "r");
+        assert_non_null(fp);
+        assert_non_null(fgets(back, sizeof back, fp));
+        fclose(fp);
+        assert_string_equal(back, junk);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    m.replace = 1;
+    h5out *w = h5out_create(path, &m, err, sizeof err);
+    assert_non_null(w);
+    write_samples(w, K);
+    qmol_stats s = fake_stats(h5s_rank());
+    assert_int_equal(h5out_finish(w, &s, err, sizeof err), 0);
     assert_true(h5s_exists(path));
     assert_false(h5s_exists(partial));
     if (h5s_rank() == 0) assert_int_equal(h5out_info(path), 0);
@@ -444,8 +466,7 @@ static void test_info(void **state) {
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_write_read, h5s_setup_dir, h5s_teardown_dir),
-        cmocka_unit_test_setup_teardown(test_stale_partial_truncated, h5s_setup_dir,
-                                        h5s_teardown_dir),
+        cmocka_unit_test_setup_teardown(test_stale_partial, h5s_setup_dir, h5s_teardown_dir),
         cmocka_unit_test_setup_teardown(test_abort_removes_file, h5s_setup_dir, h5s_teardown_dir),
         cmocka_unit_test_setup_teardown(test_missing_samples_fail, h5s_setup_dir, h5s_teardown_dir),
         cmocka_unit_test_setup_teardown(test_bad_directory, h5s_setup_dir, h5s_teardown_dir),

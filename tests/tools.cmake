@@ -39,3 +39,11 @@ add_test(NAME checkpoint.small
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/checkpoint-scratch)
 set_tests_properties(checkpoint.small PROPERTIES TIMEOUT 600)
+# Runs that must not destroy each other's results (tests/data_safety_test.py):
+# two runs on one output at once, a file appearing at the output's name,
+# symbolic links at the working files; 1 and 2 ranks.
+add_test(NAME data_safety.runs
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/data_safety_test.py
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/data-safety-scratch)
+set_tests_properties(data_safety.runs PROPERTIES TIMEOUT 300 PROCESSORS 2)

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Runs must not destroy, fake or lose each other's results (issue 17,
+docs/reliability.md "Files a run writes"): on 1 and 2 ranks,
+
+- two runs aimed at one output at the same time: the second is refused (exit
+  2) naming the first one's working file, and the first one's result is whole;
+- a file that appears at the output's name while a run goes on is not
+  replaced (exit 1, the results kept in OUT.partial; with --overwrite it is);
+- symbolic links at the working files of the checkpoint and the XDMF file
+  are removed, never written through (their targets unchanged), and
+  --overwrite removes one at OUT.partial the same way.
+
+The refusals at start (a link or a stopped run's working file at OUT.partial,
+--overwrite on a symlinked output) are bad-input cases (tests/bad_input_test.py).
+"""
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_support import finish, parse_args  # noqa: E402
+
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+
+# about 2 s on one rank: long enough for a second run to start beside it
+LONG = ["--problem", "adr2d", "--set", "nx=200", "--set", "ny=100", "--tf", "20",
+        "--method", "liqss2", "--samples", "4", "--quiet"]
+SHORT = ["--problem", "heat2d", "--set", "nx=12", "--set", "ny=12", "--tf", "0.01",
+         "--samples", "3", "--quiet"]
+PRECIOUS = "a file that is not qmol's\n"
+
+
+def cmd(args, ranks):
+    pre = shlex.split(args.mpiexec) + ["-n", str(ranks)] if ranks > 1 else []
+    return pre + [args.qmol, "run"]
+
+
+def fresh(path):
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def wait_for(path, proc, seconds=120):
+    """Until path exists (True) or proc has ended (False)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if os.path.exists(path):
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.02)
+    return False
+
+
+def complete(path, samples):
+    """Whether path is a finished result with every sample's time set."""
+    try:
+        with h5py.File(path, "r") as f:
+            t = f["time"][()]
+            return len(t) == samples and np.all(np.diff(t) > 0) and "stats" in f
+    except (OSError, KeyError):
+        return False
+
+
+def concurrent(args, ranks, fails):
+    where = fresh(os.path.join(args.scratch, "concurrent-%d" % ranks))
+    first = subprocess.Popen(cmd(args, ranks) + LONG + ["--output", "out.h5"], cwd=where,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if not wait_for(os.path.join(where, "out.h5.partial"), first):
+        fails.append("concurrent, %d ranks: the first run made no out.h5.partial" % ranks)
+        first.communicate()
+        return
+    # --overwrite too: it discards a stopped run's working file, never a live one's
+    second = subprocess.run(cmd(args, ranks) + LONG + ["--output", "out.h5", "--overwrite"],
+                            cwd=where, capture_output=True, text=True, timeout=300)
+    out1, err1 = first.communicate(timeout=300)
+    lines = [ln for ln in second.stderr.splitlines() if ln.startswith("qmol:")]
+    print("concurrent, %d ranks: second run exit %d (%s); first run exit %d, result whole %s"
+          % (ranks, second.returncode, lines[0] if lines else second.stderr[-200:],
+             first.returncode, complete(os.path.join(where, "out.h5"), 4)))
+    if second.returncode != 2 or not lines or "out.h5.partial is being written by another" \
+            not in lines[0]:
+        fails.append("concurrent, %d ranks: the second run exit %d, %r (expected 2, naming "
+                     "out.h5.partial)" % (ranks, second.returncode, second.stderr[-600:]))
+    if first.returncode != 0 or not complete(os.path.join(where, "out.h5"), 4):
+        fails.append("concurrent, %d ranks: the first run exit %d, %r, result whole %s"
+                     % (ranks, first.returncode, err1[-600:],
+                        complete(os.path.join(where, "out.h5"), 4)))
+
+
+def appeared(args, ranks, fails):
+    for overwrite in (False, True):
+        where = fresh(os.path.join(args.scratch, "appeared-%d-%d" % (ranks, overwrite)))
+        extra = ["--overwrite"] if overwrite else []
+        p = subprocess.Popen(cmd(args, ranks) + LONG + ["--output", "out.h5"] + extra, cwd=where,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if not wait_for(os.path.join(where, "out.h5.partial"), p):
+            fails.append("appeared, %d ranks: no out.h5.partial" % ranks)
+            p.communicate()
+            continue
+        with open(os.path.join(where, "out.h5"), "w") as fh:
+            fh.write(PRECIOUS)
+        _, err = p.communicate(timeout=300)
+        with open(os.path.join(where, "out.h5"), "rb") as fh:
+            kept = fh.read() == PRECIOUS.encode()
+        partial = os.path.join(where, "out.h5.partial")
+        print("appeared, %d ranks, --overwrite %s: exit %d, the other file kept %s, results in "
+              "out.h5.partial %s" % (ranks, overwrite, p.returncode, kept, complete(partial, 4)))
+        if overwrite:
+            if p.returncode != 0 or kept or not complete(os.path.join(where, "out.h5"), 4):
+                fails.append("appeared with --overwrite, %d ranks: exit %d, %r" %
+                             (ranks, p.returncode, err[-600:]))
+        elif (p.returncode != 1 or not kept or not complete(partial, 4)
+              or "appeared while the run went on" not in err):
+            fails.append("appeared, %d ranks: exit %d (expected 1), other file kept %s, "
+                         "results in the .partial %s, %r"
+                         % (ranks, p.returncode, kept, complete(partial, 4), err[-600:]))
+
+
+def links(args, ranks, fails):
+    """Links at the working files of the checkpoint, the XDMF file and (with
+    --overwrite) the output: removed, their targets unchanged."""
+    where = fresh(os.path.join(args.scratch, "links-%d" % ranks))
+    names = ["out.ckpt.h5.partial", "out.xmf.partial", "out.h5.partial"]
+    for i, name in enumerate(names):
+        with open(os.path.join(where, "target%d" % i), "w") as fh:
+            fh.write(PRECIOUS)
+        os.symlink("target%d" % i, os.path.join(where, name))
+    r = subprocess.run(cmd(args, ranks) + SHORT + ["--output", "out.h5", "--overwrite",
+                                                   "--checkpoint-every", "0.004"],
+                       cwd=where, capture_output=True, text=True, timeout=300)
+    targets = []
+    for i in range(len(names)):
+        with open(os.path.join(where, "target%d" % i)) as fh:
+            targets.append(fh.read() == PRECIOUS)
+    left = [n for n in names if os.path.lexists(os.path.join(where, n))]
+    print("links, %d ranks: exit %d, targets unchanged %s, links left %s, result whole %s"
+          % (ranks, r.returncode, targets, left, complete(os.path.join(where, "out.h5"), 3)))
+    if r.returncode != 0 or not all(targets) or left or \
+            not complete(os.path.join(where, "out.h5"), 3):
+        fails.append("links, %d ranks: exit %d, targets unchanged %s, left %s, %r"
+                     % (ranks, r.returncode, targets, left, r.stderr[-600:]))
+
+
+def main():
+    args = parse_args("data-safety")
+    fails = []
+    for ranks in (1, 2):
+        concurrent(args, ranks, fails)
+        appeared(args, ranks, fails)
+        links(args, ranks, fails)
+    finish(fails)
+
+
+if __name__ == "__main__":
+    main()
