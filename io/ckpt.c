@@ -86,6 +86,16 @@ static ckpt_file *start(const char *path, MPI_Comm comm, int writing, int64_t n,
     return f;
 }
 
+/* Before the handles of a working file that will be removed are closed:
+ * rank 0 empties it, so that HDF5's closing flush finds room on a full disk
+ * (a close that failed left the file open in HDF5, which then crashed in
+ * MPI_Finalize: exit 139 after the right message). Collective. */
+static void free_space_before_close(ckpt_file *f) {
+    if (f->rank == 0 && f->partial && truncate(f->partial, 0) != 0) { /* best effort */
+    }
+    MPI_Barrier(f->comm);
+}
+
 /* Agrees on f's failure; on failure closes and frees f (a partial file is
  * removed) and copies the message into err. Returns f or NULL. */
 static ckpt_file *started(ckpt_file *f, MPI_Comm comm, const char *path, const char *what,
@@ -97,6 +107,7 @@ static ckpt_file *started(ckpt_file *f, MPI_Comm comm, const char *path, const c
     if (!comm_agree(comm, bad, msg, sizeof msg)) return f;
     snprintf(err, errlen, "%s", msg);
     if (f) {
+        if (f->writing) free_space_before_close(f);
         close_handles(f);
         if (f->partial && f->rank == 0) unlink(f->partial);
         free_file(f);
@@ -183,6 +194,10 @@ static int dataset(ckpt_file *f, const char *name, int64_t n, int64_t first, int
                    int64_t write_count, double *buf) {
     if (f->failed) return -1;
     int bad;
+    /* room first: HDF5 cannot close a file whose flush failed (h5u_room) */
+    if (f->writing &&
+        agreed(f, f->rank == 0 && h5u_room(f->partial, 8.0 * (double)n, f->msg, sizeof f->msg)))
+        return -1;
     if (f->writing) {
         h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
         bad = h5u_write_1d(&c, f->file, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n, first,
@@ -227,6 +242,15 @@ int ckpt_scalar(ckpt_file *f, const char *name, double *value) {
 }
 
 int ckpt_close(ckpt_file *f, int commit, char *err, size_t errlen) {
+    /* flushed and agreed first: a close whose flush fails leaves the file
+     * open inside HDF5 (see free_space_before_close) */
+    if (f->writing && !f->failed && commit && H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0) {
+        h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
+        h5u_fail(&c, "cannot write the checkpoint");
+        f->failed = 1;
+    }
+    if (f->writing && (comm_agree(f->comm, f->failed, NULL, 0) || !commit))
+        free_space_before_close(f);
     int bad = close_handles(f) != 0 && f->writing && !f->failed;
     if (bad) {
         h5u_ectx c = {f->partial, f->msg, sizeof f->msg};

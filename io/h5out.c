@@ -219,6 +219,12 @@ static void free_writer(h5out *w) {
 /* Closes everything, removes the partial file (rank 0, after all ranks closed
  * it; gone for every rank on return) and frees w. */
 static void discard(h5out *w) {
+    /* emptied first, so that HDF5's closing flush finds room on a full disk
+     * (a failed close leaves the file open in HDF5, which then crashes in
+     * MPI_Finalize) */
+    if (w->rank == 0 && w->partial && truncate(w->partial, 0) != 0) { /* best effort */
+    }
+    MPI_Barrier(w->comm);
     (void)close_all(w, NULL);
     MPI_Barrier(w->comm);
     if (w->rank == 0 && w->partial) unlink(w->partial);
@@ -449,14 +455,23 @@ h5out *h5out_reopen(const char *path, const h5out_meta *meta, int64_t next_sampl
     return w;
 }
 
+/* H5Fflush, agreed. Before every close of a file to keep: a close whose
+ * flush fails (a full disk) leaves the file open inside HDF5, which then
+ * crashes in MPI_Finalize (exit 139); a failed flush is followed by discard,
+ * which makes room first. */
+static int flushed(h5out *w, const h5u_ectx *c) {
+    int ok = H5Fflush(w->file, H5F_SCOPE_GLOBAL) >= 0;
+    if (!ok) h5u_fail(c, "cannot flush");
+    return h5out_agree(w, ok, c->err, c->errlen);
+}
+
 int h5out_flush(h5out *w, char *err, size_t errlen) {
     h5u_quiet q;
     h5u_quiet_on(&q);
     char msg[MSG_LEN] = "";
     h5u_ectx c = {w->partial, msg, sizeof msg};
-    int ok = H5Fflush(w->file, H5F_SCOPE_GLOBAL) >= 0;
-    if (!ok) h5u_fail(&c, "cannot flush");
-    ok = h5out_agree(w, ok, msg, sizeof msg);
+    int ok = flushed(w, &c);
+    if (!ok && !w->error) h5out_keep_error(w, msg);
     h5u_quiet_off(&q);
     if (!ok) h5u_set_err(err, errlen, "%s", msg);
     return ok ? 0 : -1;
@@ -467,6 +482,12 @@ int h5out_suspend(h5out *w, char *err, size_t errlen) {
     h5u_quiet_on(&q);
     char msg[MSG_LEN] = "";
     h5u_ectx c = {w->partial, msg, sizeof msg};
+    if (!flushed(w, &c)) { /* what it holds is not on disk: it cannot be kept */
+        h5u_quiet_off(&q);
+        h5u_set_err(err, errlen, "%s (removed: it could not be kept for a restart)", msg);
+        discard(w);
+        return -1;
+    }
     int ok = h5out_agree(w, close_all(w, &c) == 0, msg, sizeof msg);
     h5u_quiet_off(&q);
     if (!ok) h5u_set_err(err, errlen, "%s", msg);
@@ -559,15 +580,22 @@ int h5out_sample(h5out *w, int64_t k, double t, const double *block) {
         h5out_keep_error(w, msg);
         return -1;
     }
+    /* room first: HDF5 cannot close a file whose flush failed (h5u_room) */
+    double row = 8.0 * (double)(w->columns + 1);
+    if (!h5out_agree(w, w->rank != 0 || h5u_room(w->partial, row, msg, sizeof msg) == 0, msg,
+                     sizeof msg)) {
+        h5out_keep_error(w, msg);
+        return -1;
+    }
     h5u_quiet q;
     h5u_quiet_on(&q);
     int ok = write_time(w, k - 1, t) == 0 &&
              h5out_write_row(w, w->states, w->states_space, k - 1, block) == 0;
     if (!ok) {
-        char *why = h5u_reason();
-        h5u_set_err(msg, sizeof msg, "%s: cannot write sample %lld: %s", w->partial, (long long)k,
-                    why ? why : "HDF5 error");
-        free(why);
+        char what[64];
+        snprintf(what, sizeof what, "cannot write sample %lld", (long long)k);
+        h5u_ectx c = {w->partial, msg, sizeof msg};
+        h5u_fail(&c, what);
     }
     h5u_quiet_off(&q);
     if (!h5out_agree(w, ok, msg, sizeof msg)) {
@@ -613,7 +641,7 @@ int h5out_finish(h5out *w, const qmol_stats *stats, char *err, size_t errlen) {
     h5u_ectx c = {w->partial, msg, sizeof msg};
     int ok = h5out_agree(w, ready(w, stats, msg, sizeof msg), msg, sizeof msg) &&
              h5out_agree(w, h5out_write_stats(w, stats, &c) == 0, msg, sizeof msg) &&
-             h5out_agree(w, close_all(w, &c) == 0, msg, sizeof msg);
+             flushed(w, &c) && h5out_agree(w, close_all(w, &c) == 0, msg, sizeof msg);
     h5u_quiet_off(&q);
     if (!ok) {
         h5u_set_err(err, errlen, "%s", msg);

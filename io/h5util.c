@@ -1,9 +1,12 @@
 /* h5util.c: helpers shared by the HDF5 writer and reader (see h5util.h). */
 #include "h5util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
 
 void h5u_set_err(char *err, size_t errlen, const char *fmt, ...) {
     if (!err || errlen == 0) return;
@@ -52,9 +55,50 @@ char *h5u_reason(void) {
     return desc;
 }
 
+/* file's directory (malloc'd), "./" when it has none; NULL out of memory */
+static char *dir_of(const char *file) {
+    const char *slash = file ? strrchr(file, '/') : NULL;
+    return slash ? h5u_asprintf("%.*s", (int)(slash - file) + 1, file) : h5u_asprintf("./");
+}
+
+/* The operating system's reason for a failed write, when it has one: errno as
+ * the failing call left it (MPI-IO does not pass it on to HDF5, whose own
+ * text is "file write failed"), or else a full file system. NULL otherwise. */
+static const char *system_reason(int eno, const char *file) {
+    if (eno == ENOSPC || eno == EDQUOT || eno == EFBIG || eno == EIO || eno == EROFS)
+        return strerror(eno);
+    char *dir = dir_of(file);
+    struct statvfs st;
+    int full = dir && statvfs(dir, &st) == 0 && st.f_bavail == 0;
+    free(dir);
+    return full ? strerror(ENOSPC) : NULL;
+}
+
+int h5u_room(const char *file, double bytes, char *err, size_t errlen) {
+    char *dir = dir_of(file);
+    struct statvfs st;
+    int known = dir && statvfs(dir, &st) == 0;
+    free(dir);
+    if (!known) return 0;
+    double avail = (double)st.f_bavail * (double)st.f_frsize, need = bytes + H5U_ROOM_MARGIN;
+    if (avail >= need) return 0;
+    h5u_set_err(err, errlen,
+                "%s: %s: the next write needs %.0f KiB with HDF5's metadata, %.0f KiB are free "
+                "(nothing more was written to it)",
+                file, strerror(ENOSPC), need / 1024.0, avail / 1024.0);
+    return -1;
+}
+
 void h5u_fail(const h5u_ectx *c, const char *what) {
+    int eno = errno;
     char *why = h5u_reason();
-    h5u_set_err(c->err, c->errlen, "%s: %s: %s", c->file, what, why ? why : "HDF5 error");
+    const char *sys = system_reason(eno, c->file);
+    if (sys && why)
+        h5u_set_err(c->err, c->errlen, "%s: %s: %s (HDF5: %s)", c->file, what, sys, why);
+    else if (sys)
+        h5u_set_err(c->err, c->errlen, "%s: %s: %s", c->file, what, sys);
+    else
+        h5u_set_err(c->err, c->errlen, "%s: %s: %s", c->file, what, why ? why : "HDF5 error");
     free(why);
 }
 

@@ -37,6 +37,13 @@ typedef struct h5u_ectx {
 
 /* Sets "<file>: <what>: <innermost HDF5 reason>". */
 void h5u_fail(const h5u_ectx *c, const char *what);
+/* Whether file's file system has room for `bytes` more plus the metadata
+ * HDF5 writes when it closes the file (H5U_ROOM_MARGIN): 0 when it has, or
+ * cannot tell; -1 with "FILE: No space left on device: ..." in err when not.
+ * Checked before a write, because HDF5 (1.10, MPI-IO) cannot close a file
+ * whose flush failed: it stays open inside HDF5 and MPI_Finalize crashes. */
+int h5u_room(const char *file, double bytes, char *err, size_t errlen);
+#define H5U_ROOM_MARGIN (512.0 * 1024.0)
 /* Closes *id with fn if valid (best effort) and invalidates it. */
 void h5u_close(hid_t *id, herr_t (*fn)(hid_t));
 /* Closes group g (ignored when invalid) after writes that returned rc:

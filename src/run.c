@@ -213,10 +213,15 @@ static void print_partition(run_layout *l) {
                l->report.gathered ? "; the discontinuities' states on one rank" : "");
 }
 
-/* What failed: the integrator's message, or a checkpoint write (its reason,
+/* What failed: the integrator's message, a write of the output (its message;
+ * the integration itself did not fail), a checkpoint write (its reason,
  * write_err, follows), or a failure without a message. */
-static const char *the_failure(const char *err, const char *write_err) {
+static const char *the_failure(const char *err, const char *write_err, const h5out *out, char *buf,
+                               size_t len) {
+    const char *out_err = out ? h5out_error(out) : NULL;
+    if (!err[0] && out_err) snprintf(buf, len, "writing the output failed: %s", out_err);
     return err[0]         ? err
+           : out_err      ? buf
            : write_err[0] ? "a checkpoint could not be written"
                           : "the integration failed";
 }
@@ -927,14 +932,18 @@ int run_execute(const run_config *cin) {
      * a checkpoint that could not be written (the failure, or this one)
      * says why */
     char write_err[sizeof ck.err + 2] = "", kept_err[sizeof ck.err + 64] = "";
+    char failure[1100];
     if (irc != 0 && have_ck && ck.err[0]) snprintf(write_err, sizeof write_err, ": %s", ck.err);
-    if (irc != 0 && have_ck && checkpoint_write_kept(&ck) != 0 && strcmp(write_err + 2, ck.err))
+    /* (not after a failed write of the output: a checkpoint refers to it) */
+    if (irc != 0 && have_ck && !h5out_error(out) && checkpoint_write_kept(&ck) != 0 &&
+        strcmp(write_err + 2, ck.err))
         snprintf(kept_err, sizeof kept_err, "; the last window's could not be written: %s", ck.err);
     keep_partial = c.restart || (have_ck && !isnan(ck.t_last)); /* a checkpoint refers to it */
     if (irc != 0 && have_ck && !isnan(ck.t_last)) {             /* keep what a restart needs */
         SAY("qmol: error: %s on %s: %s%s (the last checkpoint, at t = %.17g, is %s: qmol run "
             "--restart %s%s)\n",
-            method_name(c.method), def->name, the_failure(err, write_err), write_err, ck.t_last,
+            method_name(c.method), def->name,
+            the_failure(err, write_err, out, failure, sizeof failure), write_err, ck.t_last,
             ck.path, ck.path, kept_err);
         h5out_suspend(out, err, sizeof err);
         out = NULL;
@@ -943,7 +952,7 @@ int run_execute(const run_config *cin) {
     }
     if (irc != 0) {
         SAY("qmol: error: %s on %s: %s%s%s\n", method_name(c.method), def->name,
-            the_failure(err, write_err), write_err, kept_err);
+            the_failure(err, write_err, out, failure, sizeof failure), write_err, kept_err);
         drop_output(out, keep_partial);
         out = NULL;
         rc = 1;

@@ -10,6 +10,12 @@ docs/reliability.md "Files a run writes"): on 1 and 2 ranks,
   are removed, never written through (their targets unchanged), and
   --overwrite removes one at OUT.partial the same way.
 
+- a full disk (a small tmpfs, mounted when the test runs as root; skipped with a
+  message elsewhere): samples or a checkpoint that do not fit end the run with
+  exit 1 and "No space left on device", never a crash (before: 139 in
+  MPI_Finalize) or "the integration failed"; the last checkpoint and
+  OUT.partial stay, and a restart once there is room gives the same result.
+
 The refusals at start (a link or a stopped run's working file at OUT.partial,
 --overwrite on a symlinked output) are bad-input cases (tests/bad_input_test.py).
 """
@@ -147,6 +153,72 @@ def links(args, ranks, fails):
                      % (ranks, r.returncode, targets, left, r.stderr[-600:]))
 
 
+DISK = ["--problem", "heat2d", "--set", "nx=100", "--set", "ny=100", "--quiet"]
+
+
+def mount_tmpfs(path, size):
+    os.makedirs(path, exist_ok=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%s" % size, "tmpfs", path],
+                       capture_output=True, text=True)
+    return r.returncode == 0, r.stderr.strip()
+
+
+def disk_full(args, ranks, fails):
+    top = os.path.join(args.scratch, "disk-%d" % ranks)
+    fresh(top)
+    disk = os.path.join(top, "tmpfs")
+    ok, why = mount_tmpfs(disk, "4m")
+    if not ok:
+        print("disk full, %d ranks: skipped (cannot mount a tmpfs here: %s)" % (ranks, why))
+        return
+    try:
+        # 80 samples of 80 KB fill 4 MB (no checkpoint); 40 samples with a
+        # checkpoint (1.3 MB, two while one is written) every 0.02
+        for label, extra, expect in (
+                ("samples", ["--samples", "80"], "writing the output failed"),
+                ("checkpoint", ["--samples", "40", "--checkpoint-every", "0.02"],
+                 "a checkpoint could not be written")):
+            for f in os.listdir(disk):
+                os.remove(os.path.join(disk, f))
+            out = os.path.join(disk, "a.h5")
+            r = subprocess.run(cmd(args, ranks) + DISK + extra + ["--output", out], cwd=top,
+                               capture_output=True, text=True, timeout=300)
+            lines = [ln for ln in r.stderr.splitlines() if ln.startswith("qmol")]
+            left = sorted(os.listdir(disk))
+            print("disk full (%s), %d ranks: exit %d, %s; left %s"
+                  % (label, ranks, r.returncode, lines[0][:220] if lines else r.stderr[-300:],
+                     left))
+            if (r.returncode != 1 or len(lines) != 1 or "No space left on device" not in lines[0]
+                    or expect not in lines[0] or "integration failed" in lines[0]
+                    or "a.h5" in left):
+                fails.append("disk full (%s), %d ranks: exit %d, %r, left %s"
+                             % (label, ranks, r.returncode, r.stderr[-800:], left))
+                continue
+            if label != "checkpoint":
+                continue
+            if left != ["a.ckpt.h5", "a.h5.partial"]:
+                fails.append("disk full (checkpoint), %d ranks: left %s, expected the last "
+                             "checkpoint and a.h5.partial" % (ranks, left))
+                continue
+            subprocess.run(["mount", "-o", "remount,size=32m", disk], check=True)
+            resumed = subprocess.run(cmd(args, ranks) + ["--restart", "a.ckpt.h5"], cwd=disk,
+                                     capture_output=True, text=True, timeout=300)
+            ref = os.path.join(top, "ref.h5")
+            subprocess.run(cmd(args, ranks) + DISK + extra + ["--output", ref], cwd=top,
+                           check=True, capture_output=True, timeout=300)
+            same = False
+            if resumed.returncode == 0:
+                with h5py.File(out, "r") as a, h5py.File(ref, "r") as b:
+                    same = np.array_equal(a["states"][()], b["states"][()])
+            print("  resumed with room: exit %d, identical to an uninterrupted run %s"
+                  % (resumed.returncode, same))
+            if not same:
+                fails.append("disk full (checkpoint), %d ranks: resumed exit %d, identical %s, "
+                             "%r" % (ranks, resumed.returncode, same, resumed.stderr[-600:]))
+    finally:
+        subprocess.run(["umount", disk], capture_output=True)
+
+
 def main():
     args = parse_args("data-safety")
     fails = []
@@ -154,6 +226,7 @@ def main():
         concurrent(args, ranks, fails)
         appeared(args, ranks, fails)
         links(args, ranks, fails)
+        disk_full(args, ranks, fails)
     finish(fails)
 
 
