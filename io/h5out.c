@@ -50,6 +50,8 @@ int h5out_fail(h5out *w, const char *msg, char *err, size_t errlen) {
 
 /* ---- the file ----------------------------------------------------------- */
 
+static int mark_written(h5out *w, const h5u_ectx *c);
+
 static int write_root_attrs(const h5u_ectx *c, hid_t file, const h5out_meta *m) {
     const qmol_problem *p = m->prob;
     int64_t n = p->n, k = m->samples;
@@ -59,6 +61,7 @@ static int write_root_attrs(const h5u_ectx *c, hid_t file, const h5out_meta *m) 
         h5u_put_f64(c, file, "reltol", &m->reltol, 0) ||
         h5u_put_f64(c, file, "abstol", &m->abstol, 0) || h5u_put_f64(c, file, "t0", &m->t0, 0) ||
         h5u_put_f64(c, file, "tf", &m->tf, 0) || h5u_put_i64(c, file, "samples", &k, 0) ||
+        h5u_put_i64(c, file, "samples_written", &(int64_t){0}, 0) ||
         h5u_put_i64(c, file, "n", &n, 0))
         return -1;
     if (m->linsol && h5u_put_str(c, file, "linsol", m->linsol)) return -1;
@@ -444,7 +447,7 @@ h5out *h5out_reopen(const char *path, const h5out_meta *meta, int64_t next_sampl
     h5u_quiet q;
     h5u_quiet_on(&q);
     h5u_ectx c = {w->partial, msg, sizeof msg};
-    int ok = reopen_file(w, &c) == 0;
+    int ok = reopen_file(w, &c) == 0 && mark_written(w, &c) == 0;
     if (!h5out_agree(w, ok, msg, sizeof msg)) {
         h5u_set_err(err, errlen, "%s", msg);
         (void)close_all(w, NULL);
@@ -573,6 +576,24 @@ static int check_sample(h5out *w, int64_t k, const double *block, char *msg, siz
     return -1;
 }
 
+/* The root attribute samples_written: how many samples, from the first, the
+ * file holds (the rows after them are not data: a stopped or killed run's
+ * file, read by qmol info, qmolpost and the Python readers). Collective. */
+static int mark_written(h5out *w, const h5u_ectx *c) {
+    int64_t valid = 0;
+    while (valid < w->samples && w->written[valid])
+        valid++;
+    hid_t a = H5Aexists(w->file, "samples_written") > 0
+                  ? H5Aopen(w->file, "samples_written", H5P_DEFAULT)
+                  : H5I_INVALID_HID;
+    if (a < 0) /* a file from before the attribute (a restart) */
+        return h5u_put_i64(c, w->file, "samples_written", &valid, 0);
+    int ok = H5Awrite(a, H5T_NATIVE_INT64, &valid) >= 0;
+    ok = H5Aclose(a) >= 0 && ok;
+    if (!ok) h5u_fail(c, "cannot write attribute 'samples_written'");
+    return ok ? 0 : -1;
+}
+
 int h5out_sample(h5out *w, int64_t k, double t, const double *block) {
     if (!w) return -1;
     char msg[MSG_LEN] = "";
@@ -605,6 +626,16 @@ int h5out_sample(h5out *w, int64_t k, double t, const double *block) {
     if (!w->written[k - 1]) {
         w->written[k - 1] = 1;
         w->nwritten++;
+    }
+    /* on disk at every sample: the file opens after a SIGKILL, and says how
+     * many samples it holds */
+    h5u_quiet_on(&q);
+    h5u_ectx c = {w->partial, msg, sizeof msg};
+    ok = h5out_agree(w, mark_written(w, &c) == 0, msg, sizeof msg) && flushed(w, &c);
+    h5u_quiet_off(&q);
+    if (!ok) {
+        h5out_keep_error(w, msg);
+        return -1;
     }
     return 0;
 }

@@ -261,6 +261,23 @@ static void print_stats(hid_t file, int64_t P) {
     }
 }
 
+/* "samples K", and for a file whose run did not finish (samples_written < K)
+ * how many rows are data. */
+static void print_samples(hid_t file) {
+    char *k = h5r_attr_text(file, "samples"), *w = h5r_attr_text(file, "samples_written");
+    if (k && w && strcmp(k, w) != 0) {
+        char *line = h5u_asprintf("%s, of which %s written (the run did not finish: the rows "
+                                  "after them are not data)",
+                                  k, w);
+        row("samples", line ? line : k);
+        free(line);
+    } else {
+        row("samples", k ? k : "(missing)");
+    }
+    free(k);
+    free(w);
+}
+
 static void print_info(const char *path, hid_t file) {
     char *ver = h5r_attr_text(file, "qmol_version");
     char *lay = h5u_asprintf("%s, written by qmol %s", H5OUT_LAYOUT, ver ? ver : "?");
@@ -283,7 +300,7 @@ static void print_info(const char *path, hid_t file) {
     free(tf);
     free(span);
     row_attr(file, "n", "n");
-    row_attr(file, "samples", "samples");
+    print_samples(file);
     row_states(file);
 
     h5r_names l = {0};

@@ -31,8 +31,11 @@ class Result:
     def __init__(self, path):
         self.path = path
         with h5py.File(path, "r") as f:
-            self.time = f["time"][()]
-            self.states = f["states"][()]
+            # a run that did not finish: the samples it wrote (samples_written)
+            K = f["time"].shape[0]
+            valid = min(K, int(f.attrs.get("samples_written", K)))
+            self.time = f["time"][:valid]
+            self.states = f["states"][:valid]
             self.attrs = {k: text(v) for k, v in f.attrs.items()}
             st = f["stats"] if "stats" in f else None
             self.stats = {k: v for k, v in st.attrs.items()} if st is not None else {}

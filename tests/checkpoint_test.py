@@ -325,6 +325,30 @@ def repeated_signals(args, s, fails):
                        fails)
 
 
+def killed_partial(args, partial, t_full, full, t_ck, fails):
+    """The working file a SIGKILL left opens, says how many samples it holds
+    (samples_written: at least those before the checkpoint, since every sample is
+    flushed), and those rows are the uninterrupted run's, bit for bit; qmol info
+    says that the rest are not data."""
+    try:
+        with h5py.File(partial, "r") as f:
+            valid = int(f.attrs["samples_written"])
+            t, x = f["time"][:valid], f["states"][:valid]
+    except (OSError, KeyError) as e:
+        fails.append("SIGKILL: %s does not open with its samples_written: %s" % (partial, e))
+        return
+    before = int(np.searchsorted(t_full, t_ck, side="right"))
+    same = np.array_equal(t, t_full[:valid]) and np.array_equal(x, full[:valid])
+    info = subprocess.run([args.qmol, "info", partial], capture_output=True, text=True)
+    says = "of which %d written" % valid in info.stdout
+    print("SIGKILL: the .partial opens: samples_written %d (%d before the checkpoint), those "
+          "rows identical %s, qmol info says so %s" % (valid, before, same, says))
+    if valid < before or not same or info.returncode != 0 or not says:
+        fails.append("SIGKILL: .partial samples_written %d (checkpoint's %d), identical %s, "
+                     "qmol info exit %d: %s" % (valid, before, same, info.returncode,
+                                                info.stdout[-400:]))
+
+
 def double_sigterm(args, s, ranks, run_args, fails):
     """Two signals in a row to each rank, as a process-group kill after a direct one:
     still a checkpoint."""
@@ -362,6 +386,7 @@ def main():
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
     t_ck = ckpt_time(os.path.join(killed, "run.ckpt.h5"))
+    killed_partial(args, os.path.join(killed, "run.h5.partial"), t_full, full, t_ck, fails)
     kept = os.path.join(s, "kept.ckpt.h5")  # for the refusals below
     shutil.copy(os.path.join(killed, "run.ckpt.h5"), kept)
     shutil.copy(os.path.join(killed, "run.h5.partial"), os.path.join(s, "kept.partial"))

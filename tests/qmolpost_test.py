@@ -7,6 +7,8 @@ rank, heat3d and heat1d (QSS2) and heat1d under CVODE.
   - scaling plots a scripts/scaling CSV (failed rows left out);
   - compare prints, per sample and over all, e_rr and max |a - b| equal (to
     the printed digits) to the values computed here from the two files;
+  - the file of a run that did not finish (samples_written < samples): plot and
+    compare use the samples it holds and say so; one without any is refused;
   - errors exit with code 2 and one line naming the file: a missing file,
     activity of a CVODE run, compare of different problems.
 
@@ -14,6 +16,7 @@ usage: qmolpost_test.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -96,6 +99,29 @@ def main():
         failures.append("compare: exit %d, printed %s, expected %s" % (r.returncode, got, want))
     else:
         print("compare: %d rows match (all: e_rr %.3e)" % (len(got), want[-1][0]))
+    # the file of a run that did not finish (samples_written 2 of 4, the later rows
+    # garbage): plot and compare use its 2 samples and say so; none written: refused
+    part = os.path.join(d, "adr2d-np2-unfinished.h5")
+    shutil.copy(a, part)
+    with h5py.File(part, "r+") as f:
+        f.attrs.modify("samples_written", np.int64(2))
+        f["states"][2:, :] = 1e300
+    r = post("compare", part, b)
+    rows = [ln.split() for ln in r.stdout.splitlines()[2:]]
+    e2 = np.linalg.norm(sa[:2] - sb[:2]) / np.linalg.norm(sb[:2])
+    if r.returncode != 0 or len(rows) != 3 or abs(float(rows[-1][-2]) - e2) > 1e-3 * e2 or \
+            "samples 1..2 of 4 hold data" not in r.stderr:
+        failures.append("compare of an unfinished file: exit %d, %r %r (expected 2 samples, "
+                        "e_rr %.3e)" % (r.returncode, r.stdout, r.stderr, e2))
+    png = os.path.join(d, "unfinished.png")
+    r = post("plot", part, "--out", png)
+    if r.returncode != 0 or not os.path.exists(png) or "samples 1..2 of 4" not in r.stderr:
+        failures.append("plot of an unfinished file: exit %d, %r" % (r.returncode, r.stderr))
+    with h5py.File(part, "r+") as f:
+        f.attrs.modify("samples_written", np.int64(0))
+    r = post("plot", part, "--out", png)
+    if r.returncode != 2 or "no sample was written" not in r.stderr:
+        failures.append("plot of a file without samples: exit %d, %r" % (r.returncode, r.stderr))
     # scaling: a CSV as scripts/scaling writes it (its columns), two series
     csv_path = os.path.join(d, "strong.csv")
     with open(csv_path, "w") as fh:
