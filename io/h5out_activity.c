@@ -48,7 +48,8 @@ int h5out_activity_sample(h5out *w, int64_t k, const double *block) {
             h5out_row_chunk(w, chunk);
             hid_t g = activity_group(&c, w->file);
             if (g >= 0) {
-                w->per_sample = h5out_make_dataset(&c, g, "per_sample", 2, dims, chunk, w->deflate);
+                w->per_sample =
+                    h5out_make_dataset(&c, g, "per_sample", 2, dims, chunk, w->deflate, 0);
                 if (w->per_sample >= 0) w->per_sample_space = H5Dget_space(w->per_sample);
                 h5u_close_group(&c, g, "/activity", 0);
             }

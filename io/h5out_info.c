@@ -347,6 +347,150 @@ static void print_info(const char *path, hid_t file) {
     }
 }
 
+/* ---- damage ------------------------------------------------------------ */
+
+/* A read of the whole file's structure that fails on damage: every object and
+ * attribute (their checksums, and the attributes' values), the 1-D datasets
+ * whole and the first and last rows of the 2-D ones (/states can hold
+ * gigabytes; their checksums cover each chunk read). */
+typedef struct verify {
+    char attr[256]; /* the attribute that failed, if one did */
+    char where[512];
+    char why[256]; /* HDF5's innermost reason, taken when it failed */
+} verify;
+
+static void take_reason(verify *v) {
+    if (v->why[0]) return;
+    char *why = h5u_reason();
+    snprintf(v->why, sizeof v->why, "%s", why ? why : "");
+    free(why);
+}
+
+static herr_t verify_attr(hid_t obj, const char *name, const H5A_info_t *info, void *data) {
+    (void)info;
+    verify *v = data;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
+    hid_t s = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
+    hssize_t np = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
+    size_t size = t >= 0 ? H5Tget_size(t) : 0;
+    int ok = np >= 0 && size > 0 && H5Tis_variable_str(t) >= 0;
+    if (ok && H5Tis_variable_str(t) == 0) {
+        void *buf = malloc((size_t)(np > 0 ? np : 1) * size);
+        ok = buf && H5Aread(a, t, buf) >= 0;
+        free(buf);
+    }
+    if (s >= 0 && H5Sclose(s) < 0) ok = 0;
+    if (t >= 0 && H5Tclose(t) < 0) ok = 0;
+    if (a >= 0 && H5Aclose(a) < 0) ok = 0;
+    if (!ok) {
+        take_reason(v);
+        snprintf(v->attr, sizeof v->attr, "%s", name);
+    }
+    return ok ? 0 : -1;
+}
+
+/* Reads rows [r0, r1) of dataset d (rank 1 or 2, any number type); *sum
+ * (when not NULL) gets their h5u_checksum_part. */
+static int read_rows(hid_t d, hid_t space, int rank, const hsize_t *dims, hsize_t r0, hsize_t r1,
+                     uint64_t *sum) {
+    if (r1 <= r0) return 0;
+    hsize_t start[2] = {r0, 0}, count[2] = {r1 - r0, rank == 2 ? dims[1] : 1};
+    hsize_t elems = count[0] * (rank == 2 ? count[1] : 1);
+    if (elems == 0) return 0;
+    double *buf = malloc((size_t)elems * sizeof *buf);
+    hid_t mem = H5Screate_simple(1, &elems, NULL);
+    int ok = buf && mem >= 0 &&
+             H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+             H5Dread(d, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, buf) >= 0;
+    if (ok && sum) *sum = h5u_checksum_part(buf, 0, (int64_t)elems);
+    free(buf);
+    if (mem >= 0 && H5Sclose(mem) < 0) ok = 0;
+    return ok ? 0 : -1;
+}
+
+/* /states: its first and last written rows against /states_checksum (a file
+ * from before it: read only). */
+static int verify_states(hid_t file, hid_t d, hid_t space, const hsize_t *dims) {
+    hsize_t rows = dims[0];
+    char *w = h5r_attr_text(file, "samples_written");
+    if (w) rows = (hsize_t)strtoull(w, NULL, 10) < rows ? (hsize_t)strtoull(w, NULL, 10) : rows;
+    free(w);
+    hid_t sums = H5Lexists(file, "states_checksum", H5P_DEFAULT) > 0
+                     ? H5Dopen2(file, "states_checksum", H5P_DEFAULT)
+                     : H5I_INVALID_HID;
+    uint64_t *stored = sums >= 0 ? calloc(dims[0] ? dims[0] : 1, sizeof *stored) : NULL;
+    int ok = sums < 0 || (stored && H5Dread(sums, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                            stored) >= 0);
+    hsize_t check[2] = {0, rows ? rows - 1 : 0};
+    for (int i = 0; ok && rows > 0 && i < 2; i++) {
+        uint64_t sum = 0;
+        ok = read_rows(d, space, 2, dims, check[i], check[i] + 1, &sum) == 0 &&
+             (!stored || stored[check[i]] == sum);
+    }
+    free(stored);
+    if (sums >= 0) H5Dclose(sums);
+    return ok ? 0 : -1;
+}
+
+static herr_t verify_object(hid_t root, const char *name, const H5O_info_t *info, void *data) {
+    verify *v = data;
+    hid_t obj = H5Oopen(root, name, H5P_DEFAULT);
+    int ok = obj >= 0;
+    if (!ok) take_reason(v);
+    if (ok && H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, verify_attr, v) < 0) {
+        take_reason(v);
+        snprintf(v->where, sizeof v->where, "%s%.200s of /%.200s",
+                 v->attr[0] ? "attribute " : "the attributes", v->attr,
+                 strcmp(name, ".") ? name : "");
+        H5Oclose(obj);
+        return -1;
+    }
+    if (ok && info->type == H5O_TYPE_DATASET) {
+        hid_t space = H5Dget_space(obj);
+        hsize_t dims[H5S_MAX_RANK] = {0};
+        int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+        ok = rank >= 0 && H5Sget_simple_extent_dims(space, dims, NULL) >= 0;
+        hid_t t = ok ? H5Dget_type(obj) : H5I_INVALID_HID;
+        H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+        hid_t dcpl = ok ? H5Dget_create_plist(obj) : H5I_INVALID_HID;
+        /* views (/fields) are read through what they map: not twice */
+        int view = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_VIRTUAL;
+        if (dcpl >= 0) H5Pclose(dcpl);
+        if (ok && !view && (rank == 1 || rank == 2) && (cls == H5T_FLOAT || cls == H5T_INTEGER)) {
+            if (rank == 1)
+                ok = read_rows(obj, space, 1, dims, 0, dims[0], NULL) == 0;
+            else if (!strcmp(name, "states") && verify_states(root, obj, space, dims) != 0) {
+                ok = 0;
+                snprintf(v->why, sizeof v->why, "a row does not match /states_checksum");
+            } else
+                ok = read_rows(obj, space, 2, dims, 0, 1, NULL) == 0 &&
+                     read_rows(obj, space, 2, dims, dims[0] - 1, dims[0], NULL) == 0;
+        }
+        if (t >= 0) H5Tclose(t);
+        if (space >= 0) H5Sclose(space);
+        if (!ok) {
+            take_reason(v);
+            snprintf(v->where, sizeof v->where, "dataset /%.400s", name);
+        }
+    } else if (!ok) {
+        snprintf(v->where, sizeof v->where, "object /%s", name);
+    }
+    if (obj >= 0 && H5Oclose(obj) < 0) ok = 0;
+    return ok ? 0 : -1;
+}
+
+/* 0, or -1 with what could not be read (and why) on stderr as one line. */
+static int verify_file(const char *path, hid_t file) {
+    verify v = {"", "", ""};
+    if (H5Ovisit(file, H5_INDEX_NAME, H5_ITER_NATIVE, verify_object, &v) >= 0) return 0;
+    take_reason(&v);
+    const char *what = v.where[0] ? v.where : "an object's header";
+    fprintf(stderr, "qmol info: %s: damaged: %s cannot be read (%s%s)\n", path, what,
+            strstr(v.why, "/states_checksum") ? "" : "HDF5: ", v.why[0] ? v.why : "error");
+    return -1;
+}
+
 int h5out_info(const char *path) {
     if (!path || !*path) {
         fprintf(stderr, "qmol info: no file given\n");
@@ -386,6 +530,7 @@ int h5out_info(const char *path) {
         free(why);
         goto done;
     }
+    if (verify_file(path, file)) goto done;
     char *layout = h5r_attr_text(file, "layout");
     if (!layout) {
         fprintf(stderr, "qmol info: %s: not a qmol result file (no 'layout' attribute)\n", path);

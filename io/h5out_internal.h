@@ -28,6 +28,8 @@ struct h5out {
     int has_partition;
     hid_t file, time, states, time_space, states_space, dxpl;
     hid_t per_sample, per_sample_space; /* /activity/per_sample, once created */
+    hid_t row_sums;                     /* /states_checksum (none in older files) */
+    uint64_t row_sum;                   /* this rank's part of the row last written */
     char *error; /* first failure of h5out_sample or h5out_partition, or NULL */
 };
 
@@ -35,10 +37,12 @@ struct h5out {
  * the message of the lowest failing rank on every rank. */
 int h5out_agree(const h5out *w, int ok, char *msg, size_t msglen);
 /* Creates a float64 dataset of the given shape (chunk: NULL or per dim;
- * chunked ones deflated at level `deflate` when > 0), written later without
- * fill values; reports through c. */
+ * chunked ones deflated at level `deflate` when > 0, and with HDF5's
+ * Fletcher32 checksum when fletcher: parallel HDF5 then writes every chunk
+ * at creation, so only for small ones), written later without fill values;
+ * reports through c. */
 hid_t h5out_make_dataset(const h5u_ectx *c, hid_t parent, const char *name, int rank,
-                         const hsize_t *dims, const hsize_t *chunk, int deflate);
+                         const hsize_t *dims, const hsize_t *chunk, int deflate, int fletcher);
 /* Collective: row `row` of a (K x columns) dataset from this rank's block
  * (the kept states' values). */
 int h5out_write_row(h5out *w, hid_t d, hid_t space, int64_t row, const double *block);

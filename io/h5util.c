@@ -55,6 +55,23 @@ char *h5u_reason(void) {
     return desc;
 }
 
+static uint64_t mix(uint64_t z) { /* splitmix64's finalizer */
+    z += 0x9e3779b97f4a7c15u;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+uint64_t h5u_checksum_part(const double *v, int64_t first, int64_t count) {
+    uint64_t sum = 0;
+    for (int64_t k = 0; k < count; k++) {
+        uint64_t bits;
+        memcpy(&bits, &v[k], sizeof bits);
+        sum += mix(bits ^ mix((uint64_t)(first + k)));
+    }
+    return sum;
+}
+
 /* file's directory (malloc'd), "./" when it has none; NULL out of memory */
 static char *dir_of(const char *file) {
     const char *slash = file ? strrchr(file, '/') : NULL;
@@ -135,6 +152,10 @@ int h5u_put_attr(const h5u_ectx *c, hid_t obj, const char *name, hid_t ftype, hi
     return rc;
 }
 
+/* Variable-length, which h5py reads as str. Its value lives in the file's
+ * global heap, which HDF5 does not checksum (the 1.8 format checksums every
+ * attribute message and the object headers, not that heap): a flipped bit
+ * in a string's value goes unseen (docs/reliability.md). */
 int h5u_put_str(const h5u_ectx *c, hid_t obj, const char *name, const char *value) {
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
@@ -190,15 +211,27 @@ hid_t h5u_group(const h5u_ectx *c, hid_t parent, const char *name) {
     return g;
 }
 
-int h5u_write_1d(const h5u_ectx *c, hid_t parent, const char *name, hid_t ftype, hid_t mtype,
-                 int64_t len, int64_t first, int64_t count, const void *buf, hid_t dxpl) {
+static int write_1d(const h5u_ectx *c, hid_t parent, const char *name, hid_t ftype, hid_t mtype,
+                    int64_t len, int64_t first, int64_t count, const void *buf, hid_t dxpl,
+                    int fletcher) {
     hsize_t dims = (hsize_t)len, start = (hsize_t)first, cnt = (hsize_t)count;
     hsize_t mlen = count > 0 ? (hsize_t)count : 1;
     hid_t fspace = H5Screate_simple(1, &dims, NULL);
     hid_t mspace = H5Screate_simple(1, &mlen, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t d = H5I_INVALID_HID;
-    if (fspace >= 0 && mspace >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+    /* checksummed (Fletcher32, which needs chunks): a damaged value is
+     * refused when it is read, not used. Parallel HDF5 writes filtered data
+     * only collectively, and a type conversion breaks collective transfers:
+     * those few datasets (counts stored as integers) go without. */
+    hsize_t chunk = dims < H5U_CHUNK_ELEMS ? dims : H5U_CHUNK_ELEMS;
+    int checksum = fletcher && len > 0 && H5Tget_class(ftype) == H5Tget_class(mtype) &&
+                   H5Tget_size(ftype) == H5Tget_size(mtype);
+    hid_t own = checksum && dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : H5I_INVALID_HID;
+    if (own >= 0 && H5Pset_dxpl_mpio(own, H5FD_MPIO_COLLECTIVE) >= 0) dxpl = own;
+    if (fspace >= 0 && mspace >= 0 && dcpl >= 0 &&
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
+        (!checksum || (H5Pset_chunk(dcpl, 1, &chunk) >= 0 && H5Pset_fletcher32(dcpl) >= 0)))
         d = H5Dcreate2(parent, name, ftype, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     int rc = d >= 0 ? 0 : -1;
     if (rc) {
@@ -214,8 +247,8 @@ int h5u_write_1d(const h5u_ectx *c, hid_t parent, const char *name, hid_t ftype,
             rc = -1;
         }
     }
-    hid_t *ids[] = {&d, &dcpl, &mspace, &fspace};
-    herr_t (*fns[])(hid_t) = {H5Dclose, H5Pclose, H5Sclose, H5Sclose};
+    hid_t *ids[] = {&d, &dcpl, &mspace, &fspace, &own};
+    herr_t (*fns[])(hid_t) = {H5Dclose, H5Pclose, H5Sclose, H5Sclose, H5Pclose};
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         if (*ids[i] >= 0 && fns[i](*ids[i]) < 0 && rc == 0) {
             fail_named(c, "cannot close dataset '%s'", name);
@@ -224,4 +257,14 @@ int h5u_write_1d(const h5u_ectx *c, hid_t parent, const char *name, hid_t ftype,
         *ids[i] = H5I_INVALID_HID;
     }
     return rc;
+}
+
+int h5u_write_1d(const h5u_ectx *c, hid_t parent, const char *name, hid_t ftype, hid_t mtype,
+                 int64_t len, int64_t first, int64_t count, const void *buf, hid_t dxpl) {
+    return write_1d(c, parent, name, ftype, mtype, len, first, count, buf, dxpl, 1);
+}
+
+int h5u_write_1d_plain(const h5u_ectx *c, hid_t parent, const char *name, hid_t ftype, hid_t mtype,
+                       int64_t len, int64_t first, int64_t count, const void *buf, hid_t dxpl) {
+    return write_1d(c, parent, name, ftype, mtype, len, first, count, buf, dxpl, 0);
 }

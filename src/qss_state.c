@@ -15,6 +15,7 @@
 #include "halo.h"
 #include "qss_engine.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -75,6 +76,29 @@ static void refresh_ghosts(qss_engine *e) {
         e->dq[g] = eng_quantum(e, g, e->qc[0][g]);
 }
 
+/* After a load: every owned quantum within what the tolerances give for a
+ * state near its q and x (eng_quantum), else a damaged or edited checkpoint
+ * (a quantum of 1e10 ran to exit 0 with a wrong result). Collective. */
+static int check_quanta(qss_engine *e, MPI_Comm comm, state_io *io) {
+    static char why[320];
+    int bad = 0;
+    for (int32_t j = 0; j < e->n && !bad; j++) {
+        double dq = e->dq[j], low = eng_quantum(e, j, 0.0);
+        double near = fabs(e->qc[0][j]) + fabs(e->xc[0][j]) + 4.0 * fabs(dq);
+        double high = fmax(low, e->o->reltol * near);
+        if (!(dq >= low * (1.0 - 1e-9) && dq <= high * (1.0 + 1e-9))) {
+            snprintf(why, sizeof why,
+                     "integrator/dq: the quantum %.17g of state %lld is outside what the "
+                     "tolerances give there (%.3g .. %.3g): the checkpoint is damaged",
+                     dq, (long long)model_gid(e->m, j), low, high);
+            bad = 1;
+        }
+    }
+    if (!comm_agree(comm, bad, why, sizeof why)) return 0;
+    io->why = why;
+    return -1;
+}
+
 int eng_state_io(qss_engine *e, state_io *io) {
     MPI_Comm comm = e->halo ? e->halo->comm : MPI_COMM_SELF;
     int width = e->m->max_row;
@@ -106,6 +130,7 @@ int eng_state_io(qss_engine *e, state_io *io) {
         rc = column(io, name, col, e, get_entry, put_entry, w);
     }
     if (rc == 0 && e->method->state_io) rc = e->method->state_io(e, io);
+    if (rc == 0 && io->loading) rc = check_quanta(e, comm, io);
     if (rc == 0 && io->loading && e->halo) refresh_ghosts(e);
     return rc;
 }

@@ -487,6 +487,32 @@ static int mixed_vertex_classes(const run_config *c, const qmol_problem *p, part
         if (rank == 0) fprintf(stderr, __VA_ARGS__);                                               \
     } while (0)
 
+/* Whether a checkpoint's time and sample cursor contradict each other or the
+ * run (a damaged or edited checkpoint: an earlier next_sample rewrote samples
+ * before it, exit 0): its time must lie in [t0, tf] and its next sample
+ * follow the samples at or before that time. The reason goes to err. */
+static int resume_mismatch(const ckpt_info *r, const output_plan *plan, double t0, double tf,
+                           const char *file, char *err, size_t len) {
+    if (!(r->t >= t0 && r->t <= tf)) {
+        snprintf(err, len,
+                 "--restart %s: the checkpoint's time t = %.17g is outside the run's "
+                 "[%.17g, %.17g]: it is damaged",
+                 file, r->t, t0, tf);
+        return 1;
+    }
+    int64_t before = 0, at_or_before = 0; /* samples strictly before t, and at or before it */
+    for (int64_t k = 0; k < plan->samples; k++) {
+        before += plan->times[k] < r->t;
+        at_or_before += plan->times[k] <= r->t;
+    }
+    if (r->next_sample - 1 >= before && r->next_sample - 1 <= at_or_before) return 0;
+    snprintf(err, len,
+             "--restart %s: the checkpoint's next sample (%lld) does not follow its time "
+             "t = %.17g (sample %lld is next there): it is damaged",
+             file, (long long)r->next_sample, r->t, (long long)before + 1);
+    return 1;
+}
+
 /* Whether the output's working file PATH.partial refuses a new run: a link,
  * another live run's, or (without --overwrite) a stopped run's samples
  * (workfile.h). The reason goes to why. */
@@ -812,6 +838,9 @@ int run_execute(const run_config *cin) {
                  c.restart, (long long)resume.n, (long long)prob.n);
         resume.n = -1;
     }
+    if (c.restart && resume.n == prob.n &&
+        resume_mismatch(&resume, &plan, prob.t0, c.tf, c.restart, err, sizeof err))
+        resume.n = -1;
     if (c.restart && comm_agree(comm, resume.n == prob.n ? 0 : 1, err, sizeof err)) {
         SAY("qmol: error: %s\n", err);
         ckpt_info_free(&resume);
@@ -924,7 +953,9 @@ int run_execute(const run_config *cin) {
         goto done;
     }
     if (irc != 0 && c.restart && ck.loader.io.why) { /* the integrator's state is not there */
-        SAY("qmol: error: --restart %s\n", err);
+        /* the file's own errors name it; the integrator's checks do not */
+        int named = !strncmp(err, c.restart, strlen(c.restart));
+        SAY("qmol: error: --restart %s%s%s\n", named ? "" : c.restart, named ? "" : ": ", err);
         rc = 2;
         goto done;
     }

@@ -349,6 +349,47 @@ def killed_partial(args, partial, t_full, full, t_ck, fails):
                                                 info.stdout[-400:]))
 
 
+def checksum(values):
+    """A checkpoint dataset's checksum (io/ckpt.c): the sum mod 2^64 over its elements of
+    mix(bits ^ mix(position)), mix being splitmix64's finalizer."""
+    def mix(z):
+        z = z + np.uint64(0x9e3779b97f4a7c15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xbf58476d1ce4e5b9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94d049bb133111eb)
+        return z ^ (z >> np.uint64(31))
+    with np.errstate(over="ignore"):
+        bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
+        terms = mix(bits ^ mix(np.arange(len(bits), dtype=np.uint64)))
+        return np.uint64(terms.sum(dtype=np.uint64))
+
+
+def damaged_checkpoints():
+    """(name, fn(path) that damages a checkpoint, what the refusal names)."""
+    def flip_x0(path):  # one bit of integrator/x0's data: its checksum
+        with h5py.File(path, "r") as f:
+            offset = f["integrator/x0"].id.get_offset() + 1000
+        with open(path, "r+b") as fh:
+            fh.seek(offset)
+            b = fh.read(1)
+            fh.seek(offset)
+            fh.write(bytes([b[0] ^ 0x10]))
+
+    def huge_quantum(path):  # a valid file (checksum redone), a quantum the
+        with h5py.File(path, "r+") as f:  # tolerances cannot give
+            dq = f["integrator/dq"][()]
+            dq[5] = 1e10
+            f["integrator/dq"][...] = dq
+            f["integrator/dq"].attrs.modify("checksum", checksum(dq))
+
+    def earlier_sample(path):  # the sample cursor moved back: samples rewritten
+        with h5py.File(path, "r+") as f:  # (-2: the checkpoint may lie at a sample time,
+            # where either of two cursors is right)
+            f.attrs.modify("next_sample", np.int64(int(f.attrs["next_sample"]) - 2))
+    return [("x0_bit", flip_x0, "dataset integrator/x0 does not match its checksum"),
+            ("quantum", huge_quantum, "integrator/dq: the quantum 10000000000 of state 5"),
+            ("next_sample", earlier_sample, "does not follow its time")]
+
+
 def double_sigterm(args, s, ranks, run_args, fails):
     """Two signals in a row to each rank, as a process-group kill after a direct one:
     still a checkpoint."""
@@ -572,6 +613,15 @@ def main():
                   "the checkpoint b.ckpt.h5 of a stopped or failed run exists: resume it"))
     cases = [(bad, extra, needle) for extra, needle in cases]
     cases.append((lacking, ["--restart", "lacking.ckpt.h5"], "cannot read dataset integrator/q1"))
+    # damaged or edited checkpoints, each beside the stopped run's output: before,
+    # each ran to exit 0 with a wrong result (values up to 26 in a problem bounded by
+    # 1; samples before the checkpoint rewritten)
+    for name, damage, needle in damaged_checkpoints():
+        where = fresh(os.path.join(s, "damaged-" + name))
+        shutil.copy(kept, os.path.join(where, "d.ckpt.h5"))
+        shutil.copy(os.path.join(s, "kept.partial"), os.path.join(where, "run.h5.partial"))
+        damage(os.path.join(where, "d.ckpt.h5"))
+        cases.append((where, ["--restart", "d.ckpt.h5"], needle))
     for where, extra, needle in cases:
         r = subprocess.run(cmd(args, 1) + extra, cwd=where, capture_output=True, text=True,
                            timeout=120)

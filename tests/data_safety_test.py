@@ -181,8 +181,9 @@ def disk_full(args, ranks, fails):
             for f in os.listdir(disk):
                 os.remove(os.path.join(disk, f))
             out = os.path.join(disk, "a.h5")
+            # (short timeouts: the finally below must unmount before CTest's own)
             r = subprocess.run(cmd(args, ranks) + DISK + extra + ["--output", out], cwd=top,
-                               capture_output=True, text=True, timeout=300)
+                               capture_output=True, text=True, timeout=100)
             lines = [ln for ln in r.stderr.splitlines() if ln.startswith("qmol")]
             left = sorted(os.listdir(disk))
             print("disk full (%s), %d ranks: exit %d, %s; left %s"
@@ -202,10 +203,10 @@ def disk_full(args, ranks, fails):
                 continue
             subprocess.run(["mount", "-o", "remount,size=32m", disk], check=True)
             resumed = subprocess.run(cmd(args, ranks) + ["--restart", "a.ckpt.h5"], cwd=disk,
-                                     capture_output=True, text=True, timeout=300)
+                                     capture_output=True, text=True, timeout=100)
             ref = os.path.join(top, "ref.h5")
             subprocess.run(cmd(args, ranks) + DISK + extra + ["--output", ref], cwd=top,
-                           check=True, capture_output=True, timeout=300)
+                           check=True, capture_output=True, timeout=100)
             same = False
             if resumed.returncode == 0:
                 with h5py.File(out, "r") as a, h5py.File(ref, "r") as b:

@@ -46,4 +46,4 @@ add_test(NAME data_safety.runs
   COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/data_safety_test.py
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/data-safety-scratch)
-set_tests_properties(data_safety.runs PROPERTIES TIMEOUT 300 PROCESSORS 2)
+set_tests_properties(data_safety.runs PROPERTIES TIMEOUT 900 PROCESSORS 2)
