@@ -303,6 +303,10 @@ int ckpt_scalar(ckpt_file *f, const char *name, double *value) {
 int ckpt_close(ckpt_file *f, int commit, char *err, size_t errlen) {
     /* flushed and agreed first: a close whose flush fails leaves the file
      * open inside HDF5 (see free_space_before_close) */
+    if (f->writing && !f->failed && commit) {
+        h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
+        f->failed = h5u_mark_strings(&c, f->file) != 0;
+    }
     if (f->writing && !f->failed && commit && H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0) {
         h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
         h5u_fail(&c, "cannot write the checkpoint");
@@ -374,7 +378,14 @@ int ckpt_read_info(const char *path, ckpt_info *info, char *err, size_t errlen) 
         rc = -1;
     } else {
         char *layout = read_str(file, "layout");
-        if (!layout || strcmp(layout, CKPT_LAYOUT)) {
+        int damaged = h5u_strings_damaged(file);
+        if (damaged) {
+            snprintf(err, errlen, "--restart %s: %s: the checkpoint is damaged", path,
+                     damaged > 0 ? "its string attributes (args, output, ...) do not match their "
+                                   "checksum (" H5U_STRINGS_CHECKSUM ")"
+                                 : "its attributes cannot be read");
+            rc = -1;
+        } else if (!layout || strcmp(layout, CKPT_LAYOUT)) {
             snprintf(err, errlen, "--restart %s: not a qmol checkpoint (layout %s, expected %s)",
                      path, layout ? layout : "missing", CKPT_LAYOUT);
             rc = -1;

@@ -204,8 +204,8 @@ static int build_file(h5out *w, const h5out_meta *m, const h5u_ectx *c) {
         h5u_fail(c, "cannot set up data transfers");
         return -1;
     }
-    if (write_root_attrs(c, w->file, m)) return -1;
-    return h5out_write_selection(w, m, c);
+    if (write_root_attrs(c, w->file, m) || h5out_write_selection(w, m, c)) return -1;
+    return h5u_mark_strings(c, w->file);
 }
 
 /* Closes every HDF5 object of w; returns -1 (with err) if one close failed. */
@@ -472,7 +472,8 @@ h5out *h5out_reopen(const char *path, const h5out_meta *meta, int64_t next_sampl
     h5u_quiet q;
     h5u_quiet_on(&q);
     h5u_ectx c = {w->partial, msg, sizeof msg};
-    int ok = reopen_file(w, &c) == 0 && mark_written(w, &c) == 0;
+    int ok = reopen_file(w, &c) == 0 && mark_written(w, &c) == 0 &&
+             h5u_mark_strings(&c, w->file) == 0; /* (the removed ones' strings) */
     if (!h5out_agree(w, ok, msg, sizeof msg)) {
         h5u_set_err(err, errlen, "%s", msg);
         (void)close_all(w, NULL);
@@ -716,6 +717,7 @@ int h5out_finish(h5out *w, const qmol_stats *stats, char *err, size_t errlen) {
     h5u_ectx c = {w->partial, msg, sizeof msg};
     int ok = h5out_agree(w, ready(w, stats, msg, sizeof msg), msg, sizeof msg) &&
              h5out_agree(w, h5out_write_stats(w, stats, &c) == 0, msg, sizeof msg) &&
+             h5out_agree(w, h5u_mark_strings(&c, w->file) == 0, msg, sizeof msg) &&
              flushed(w, &c) && h5out_agree(w, close_all(w, &c) == 0, msg, sizeof msg);
     h5u_quiet_off(&q);
     if (!ok) {

@@ -483,7 +483,14 @@ static herr_t verify_object(hid_t root, const char *name, const H5O_info_t *info
 /* 0, or -1 with what could not be read (and why) on stderr as one line. */
 static int verify_file(const char *path, hid_t file) {
     verify v = {"", "", ""};
-    if (H5Ovisit(file, H5_INDEX_NAME, H5_ITER_NATIVE, verify_object, &v) >= 0) return 0;
+    if (H5Ovisit(file, H5_INDEX_NAME, H5_ITER_NATIVE, verify_object, &v) >= 0) {
+        if (h5u_strings_damaged(file) == 0) return 0;
+        fprintf(stderr,
+                "qmol info: %s: damaged: its string attributes (problem, method, ...) do not "
+                "match their checksum (" H5U_STRINGS_CHECKSUM ")\n",
+                path);
+        return -1;
+    }
     take_reason(&v);
     const char *what = v.where[0] ? v.where : "an object's header";
     fprintf(stderr, "qmol info: %s: damaged: %s cannot be read (%s%s)\n", path, what,

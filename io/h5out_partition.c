@@ -153,9 +153,12 @@ int h5out_partition(h5out *w, const int32_t *owner_block, const h5out_rank_info 
         h5u_quiet q;
         h5u_quiet_on(&q);
         h5u_ectx c = {w->partial, msg, sizeof msg};
-        ok = h5out_agree(
-            w, write_partition(w, owner_block, mine, edge_cut, partition_kind, imbalance, &c) == 0,
-            msg, sizeof msg);
+        ok = h5out_agree(w,
+                         write_partition(w, owner_block, mine, edge_cut, partition_kind, imbalance,
+                                         &c) == 0,
+                         msg, sizeof msg) &&
+             /* its kind is a string: the working file stays verifiable */
+             h5out_agree(w, h5u_mark_strings(&c, w->file) == 0, msg, sizeof msg);
         h5u_quiet_off(&q);
     }
     if (!ok) return h5out_fail(w, msg, err, errlen);

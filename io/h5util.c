@@ -72,6 +72,93 @@ uint64_t h5u_checksum_part(const double *v, int64_t first, int64_t count) {
     return sum;
 }
 
+/* ---- the string attributes' checksum ---------------------------------- */
+
+static uint64_t fnv1a(uint64_t h, const char *s, size_t len) {
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001b3u;
+    }
+    return h;
+}
+
+typedef struct strings_sum {
+    const char *object;
+    uint64_t sum;
+    int failed;
+} strings_sum;
+
+static herr_t add_string(hid_t obj, const char *name, const H5A_info_t *info, void *data) {
+    (void)info;
+    strings_sum *ss = data;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
+    hid_t sp = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
+    int ok = a >= 0 && t >= 0 && sp >= 0;
+    if (ok && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0 &&
+        H5Sget_simple_extent_npoints(sp) == 1) {
+        char *v = NULL;
+        hid_t m = H5Tcopy(t);
+        ok = m >= 0 && H5Aread(a, m, &v) >= 0;
+        if (ok) {
+            uint64_t h = fnv1a(0xcbf29ce484222325u, ss->object, strlen(ss->object) + 1);
+            h = fnv1a(h, name, strlen(name) + 1);
+            h = fnv1a(h, v ? v : "", v ? strlen(v) : 0);
+            ss->sum += h;
+        }
+        if (v) H5free_memory(v);
+        if (m >= 0) H5Tclose(m);
+    }
+    if (sp >= 0) H5Sclose(sp);
+    if (t >= 0) H5Tclose(t);
+    if (a >= 0) H5Aclose(a);
+    if (!ok) ss->failed = 1;
+    return ok ? 0 : -1;
+}
+
+static herr_t add_object(hid_t root, const char *name, const H5O_info_t *info, void *data) {
+    (void)info;
+    strings_sum *ss = data;
+    hid_t obj = H5Oopen(root, name, H5P_DEFAULT);
+    if (obj < 0) return -1;
+    ss->object = name;
+    herr_t rc = H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, add_string, ss);
+    H5Oclose(obj);
+    return rc < 0 ? -1 : 0;
+}
+
+int h5u_strings_checksum(hid_t file, uint64_t *sum) {
+    strings_sum ss = {"", 0, 0};
+    if (H5Ovisit(file, H5_INDEX_NAME, H5_ITER_INC, add_object, &ss) < 0 || ss.failed) return -1;
+    *sum = ss.sum;
+    return 0;
+}
+
+int h5u_mark_strings(const h5u_ectx *c, hid_t file) {
+    uint64_t sum = 0;
+    if (h5u_strings_checksum(file, &sum)) {
+        h5u_fail(c, "cannot read back the string attributes");
+        return -1;
+    }
+    if (H5Aexists(file, H5U_STRINGS_CHECKSUM) <= 0)
+        return h5u_put_u64(c, file, H5U_STRINGS_CHECKSUM, &sum);
+    hid_t a = H5Aopen(file, H5U_STRINGS_CHECKSUM, H5P_DEFAULT);
+    int ok = a >= 0 && H5Awrite(a, H5T_NATIVE_UINT64, &sum) >= 0;
+    if (a >= 0 && H5Aclose(a) < 0) ok = 0;
+    if (!ok) h5u_fail(c, "cannot write attribute '" H5U_STRINGS_CHECKSUM "'");
+    return ok ? 0 : -1;
+}
+
+int h5u_strings_damaged(hid_t file) {
+    if (H5Aexists(file, H5U_STRINGS_CHECKSUM) <= 0) return 0;
+    uint64_t stored = 0, sum = 0;
+    hid_t a = H5Aopen(file, H5U_STRINGS_CHECKSUM, H5P_DEFAULT);
+    int ok = a >= 0 && H5Aread(a, H5T_NATIVE_UINT64, &stored) >= 0;
+    if (a >= 0) H5Aclose(a);
+    if (!ok || h5u_strings_checksum(file, &sum)) return -1;
+    return stored != sum;
+}
+
 /* file's directory (malloc'd), "./" when it has none; NULL out of memory */
 static char *dir_of(const char *file) {
     const char *slash = file ? strrchr(file, '/') : NULL;

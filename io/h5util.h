@@ -71,6 +71,20 @@ hid_t h5u_group(const h5u_ectx *c, hid_t parent, const char *name);
  * datasets and the rows of /states carry it (docs/reliability.md). */
 uint64_t h5u_checksum_part(const double *v, int64_t first, int64_t count);
 
+/* The file's string attributes' checksum: the sum modulo 2^64, over every
+ * variable-length string attribute of every object, of FNV-1a of "object
+ * path, name, value". Those values live in the file's global heap, which
+ * HDF5 does not checksum; the root attribute H5U_STRINGS_CHECKSUM holds the
+ * sum (h5u_mark_strings), which readers recompute. Collective for a
+ * parallel file. Returns 0, or -1 when an attribute cannot be read. */
+int h5u_strings_checksum(hid_t file, uint64_t *sum);
+/* Writes (or rewrites) the root attribute H5U_STRINGS_CHECKSUM. */
+int h5u_mark_strings(const h5u_ectx *c, hid_t file);
+/* 1 when the file has the attribute and it differs from the recomputed sum,
+ * 0 when it matches or is absent (an older file), -1 when unreadable. */
+int h5u_strings_damaged(hid_t file);
+#define H5U_STRINGS_CHECKSUM "strings_checksum"
+
 /* Elements per chunk of the checksummed 1-D datasets (8 MiB of doubles). */
 #define H5U_CHUNK_ELEMS ((hsize_t)1 << 20)
 /* Creates the 1-D dataset name (len elements of ftype, chunked with Fletcher32

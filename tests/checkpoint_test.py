@@ -385,7 +385,15 @@ def damaged_checkpoints():
         with h5py.File(path, "r+") as f:  # (-2: the checkpoint may lie at a sample time,
             # where either of two cursors is right)
             f.attrs.modify("next_sample", np.int64(int(f.attrs["next_sample"]) - 2))
+    def flip_args(path):  # the run's options, a string in the unchecked global heap
+        with open(path, "r+b") as fh:
+            data = bytearray(fh.read())
+            offset = data.find(b"--checkpoint-every") + 5
+            data[offset] ^= 0x01
+            fh.seek(0)
+            fh.write(data)
     return [("x0_bit", flip_x0, "dataset integrator/x0 does not match its checksum"),
+            ("args_bit", flip_args, "string attributes (args, output, ...) do not match"),
             ("quantum", huge_quantum, "integrator/dq: the quantum 10000000000 of state 5"),
             ("next_sample", earlier_sample, "does not follow its time")]
 

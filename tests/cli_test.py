@@ -379,14 +379,18 @@ def bad_input_cases():
                           else None)
             with open(path, "r+b") as fh:
                 data = bytearray(fh.read())
-                if offset is None:  # the value of the attribute abstol
+                if where == "attribute":  # the value of the attribute abstol
                     offset = data.find(struct.pack("<d", 1e-4))
+                elif where == "string":  # the method's name, in the global heap
+                    offset = data.find(b"qss2")
                 data[offset + 1] ^= 0x01
                 fh.seek(0)
                 fh.write(data)
         return make
     cases.append(("info_damaged_attribute", lambda dd: ["info", os.path.join(dd, "r.h5")],
                   ["r.h5", "damaged", "checksum"], "qmol info:", damaged("attribute")))
+    cases.append(("info_damaged_string", lambda dd: ["info", os.path.join(dd, "r.h5")],
+                  ["r.h5", "damaged", "strings_checksum"], "qmol info:", damaged("string")))
     cases.append(("info_damaged_states", lambda dd: ["info", os.path.join(dd, "r.h5")],
                   ["r.h5", "damaged", "/states", "/states_checksum"], "qmol info:", damaged("states")))
     cases.append(("unknown_command", lambda dd: ["frob"], ["frob", "unknown command"],
