@@ -390,7 +390,9 @@ h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t 
     h5u_quiet q;
     h5u_quiet_on(&q);
     h5u_ectx c = {w->partial, msg, sizeof msg};
-    int ok = build_file(w, meta, &c) == 0;
+    /* flushed at once: the working file opens (samples_written 0) from the
+     * start, not only after the first sample */
+    int ok = build_file(w, meta, &c) == 0 && H5Fflush(w->file, H5F_SCOPE_GLOBAL) >= 0;
     if (!h5out_agree(w, ok, msg, sizeof msg)) {
         h5u_set_err(err, errlen, "%s", msg);
         discard(w);

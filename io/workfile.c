@@ -11,8 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Whether a live process holds `partial` (its lock is taken). 0: no one; 1:
- * someone; -1: it could not be opened (errno set). */
+/* Whether a live process holds `partial` (its lock is taken: by a run, or by
+ * a reader that has it open at this moment). 0: no one; 1: someone; -1: it
+ * could not be opened (errno set). */
 static int held_by_live_run(const char *partial) {
     int fd = open(partial, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return -1;
@@ -29,6 +30,16 @@ static int live_run_message(const char *partial, char *err, size_t errlen) {
     return -1;
 }
 
+/* Takes the lock of a working file: exclusive first (no other process holds
+ * it), then shared for the run's life, so that HDF5 readers (h5py, qmol
+ * info), which take a shared flock to open a file, still open it while the
+ * run goes on; a second run's exclusive probe fails. 0, or -1 when another
+ * process holds it. */
+static int hold(int fd) {
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) return -1;
+    return flock(fd, LOCK_SH | LOCK_NB) == 0 ? 0 : -1;
+}
+
 static int resume(const char *partial, char *err, size_t errlen) {
     int fd = open(partial, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
@@ -38,7 +49,7 @@ static int resume(const char *partial, char *err, size_t errlen) {
                               : strerror(eno));
         return -1;
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (hold(fd) != 0) {
         close(fd);
         return live_run_message(partial, err, errlen);
     }
@@ -82,7 +93,7 @@ int workfile_claim(const char *partial, workfile_mode mode, char *err, size_t er
     for (int attempt = 0; attempt < 3; attempt++) {
         int fd = open(partial, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd >= 0) {
-            if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+            if (hold(fd) == 0) return fd;
             close(fd); /* taken between the creation and the lock */
             return live_run_message(partial, err, errlen);
         }

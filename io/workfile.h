@@ -3,8 +3,10 @@
  *
  * A working file is claimed exclusively (O_EXCL), never through a symbolic
  * link, and locked with flock(2) while the claiming process holds the
- * descriptor, so that another run tells a live working file (refused) from
- * one that a stopped or killed run left. Rank 0 calls these; the others
+ * descriptor (a shared lock, which HDF5 readers share: h5py and qmol info
+ * open the file while the run goes on), so that another run, whose probe is
+ * exclusive, tells a live working file (refused) from one that a stopped or
+ * killed run left. Rank 0 calls these; the others
  * follow its verdict. flock is advisory and local: on NFS, where Linux
  * emulates it with byte-range locks that MPI-IO's own locks release, a live
  * run may go undetected (the exclusive creation still holds).

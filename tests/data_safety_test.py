@@ -4,6 +4,7 @@ docs/reliability.md "Files a run writes"): on 1 and 2 ranks,
 
 - two runs aimed at one output at the same time: the second is refused (exit
   2) naming the first one's working file, and the first one's result is whole;
+  the first one's working file opens with h5py while it runs;
 - a file that appears at the output's name while a run goes on is not
   replaced (exit 1, the results kept in OUT.partial; with --overwrite it is);
 - symbolic links at the working files of the checkpoint and the XDMF file
@@ -81,6 +82,22 @@ def concurrent(args, ranks, fails):
         fails.append("concurrent, %d ranks: the first run made no out.h5.partial" % ranks)
         first.communicate()
         return
+    # while it goes on, the working file opens with h5py (the run's lock is shared
+    # with HDF5 readers; an exclusive one made h5py fail with errno 11)
+    # (from its first flush, just after it is claimed)
+    live_ok, why = False, ""
+    deadline = time.time() + 20
+    while not live_ok and first.poll() is None and time.time() < deadline:
+        try:
+            with h5py.File(os.path.join(where, "out.h5.partial"), "r") as f:
+                live_ok = "samples_written" in f.attrs
+        except OSError as e:
+            why = str(e)
+            time.sleep(0.05)
+    if not live_ok:
+        fails.append("concurrent, %d ranks: the live run's out.h5.partial does not open: %s"
+                     % (ranks, why))
+    print("concurrent, %d ranks: the live working file opens with h5py %s" % (ranks, live_ok))
     # --overwrite too: it discards a stopped run's working file, never a live one's
     second = subprocess.run(cmd(args, ranks) + LONG + ["--output", "out.h5", "--overwrite"],
                             cwd=where, capture_output=True, text=True, timeout=300)
