@@ -369,20 +369,17 @@ static void take_reason(verify *v) {
 static herr_t verify_attr(hid_t obj, const char *name, const H5A_info_t *info, void *data) {
     (void)info;
     verify *v = data;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
-    hid_t s = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
-    hssize_t np = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
-    size_t size = t >= 0 ? H5Tget_size(t) : 0;
-    int ok = np >= 0 && size > 0 && H5Tis_variable_str(t) >= 0;
-    if (ok && H5Tis_variable_str(t) == 0) {
+    h5u_attr a;
+    int ok = h5u_attr_open(obj, name, &a) == 0;
+    hssize_t np = ok ? H5Sget_simple_extent_npoints(a.space) : -1;
+    size_t size = ok ? H5Tget_size(a.type) : 0;
+    ok = ok && np >= 0 && size > 0 && H5Tis_variable_str(a.type) >= 0;
+    if (ok && H5Tis_variable_str(a.type) == 0) { /* (strings: h5u_strings_damaged) */
         void *buf = malloc((size_t)(np > 0 ? np : 1) * size);
-        ok = buf && H5Aread(a, t, buf) >= 0;
+        ok = buf && H5Aread(a.id, a.type, buf) >= 0;
         free(buf);
     }
-    if (s >= 0 && H5Sclose(s) < 0) ok = 0;
-    if (t >= 0 && H5Tclose(t) < 0) ok = 0;
-    if (a >= 0 && H5Aclose(a) < 0) ok = 0;
+    if (h5u_attr_close(&a) != 0) ok = 0;
     if (!ok) {
         take_reason(v);
         snprintf(v->attr, sizeof v->attr, "%s", name);

@@ -88,18 +88,34 @@ typedef struct strings_sum {
     int failed;
 } strings_sum;
 
+int h5u_attr_close(h5u_attr *a) {
+    int rc = 0;
+    if (a->space >= 0 && H5Sclose(a->space) < 0) rc = -1;
+    if (a->type >= 0 && H5Tclose(a->type) < 0) rc = -1;
+    if (a->id >= 0 && H5Aclose(a->id) < 0) rc = -1;
+    a->id = a->type = a->space = H5I_INVALID_HID;
+    return rc;
+}
+
+int h5u_attr_open(hid_t obj, const char *name, h5u_attr *a) {
+    a->id = H5Aopen(obj, name, H5P_DEFAULT);
+    a->type = a->id >= 0 ? H5Aget_type(a->id) : H5I_INVALID_HID;
+    a->space = a->id >= 0 ? H5Aget_space(a->id) : H5I_INVALID_HID;
+    if (a->id >= 0 && a->type >= 0 && a->space >= 0) return 0;
+    h5u_attr_close(a);
+    return -1;
+}
+
 static herr_t add_string(hid_t obj, const char *name, const H5A_info_t *info, void *data) {
     (void)info;
     strings_sum *ss = data;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
-    hid_t sp = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
-    int ok = a >= 0 && t >= 0 && sp >= 0;
-    if (ok && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0 &&
-        H5Sget_simple_extent_npoints(sp) == 1) {
+    h5u_attr a;
+    int ok = h5u_attr_open(obj, name, &a) == 0;
+    if (ok && H5Tget_class(a.type) == H5T_STRING && H5Tis_variable_str(a.type) > 0 &&
+        H5Sget_simple_extent_npoints(a.space) == 1) {
         char *v = NULL;
-        hid_t m = H5Tcopy(t);
-        ok = m >= 0 && H5Aread(a, m, &v) >= 0;
+        hid_t m = H5Tcopy(a.type);
+        ok = m >= 0 && H5Aread(a.id, m, &v) >= 0;
         if (ok) {
             uint64_t h = fnv1a(0xcbf29ce484222325u, ss->object, strlen(ss->object) + 1);
             h = fnv1a(h, name, strlen(name) + 1);
@@ -109,9 +125,7 @@ static herr_t add_string(hid_t obj, const char *name, const H5A_info_t *info, vo
         if (v) H5free_memory(v);
         if (m >= 0) H5Tclose(m);
     }
-    if (sp >= 0) H5Sclose(sp);
-    if (t >= 0) H5Tclose(t);
-    if (a >= 0) H5Aclose(a);
+    if (ok && h5u_attr_close(&a) != 0) ok = 0;
     if (!ok) ss->failed = 1;
     return ok ? 0 : -1;
 }

@@ -71,6 +71,15 @@ hid_t h5u_group(const h5u_ectx *c, hid_t parent, const char *name);
  * datasets and the rows of /states carry it (docs/reliability.md). */
 uint64_t h5u_checksum_part(const double *v, int64_t first, int64_t count);
 
+/* An attribute opened with its type and dataspace (h5u_attr_open: 0, or -1
+ * with whatever opened closed again); h5u_attr_close closes all three and
+ * returns -1 if a close failed. */
+typedef struct h5u_attr {
+    hid_t id, type, space;
+} h5u_attr;
+int h5u_attr_open(hid_t obj, const char *name, h5u_attr *a);
+int h5u_attr_close(h5u_attr *a);
+
 /* The file's string attributes' checksum: the sum modulo 2^64, over every
  * variable-length string attribute of every object, of FNV-1a of "object
  * path, name, value". Those values live in the file's global heap, which
