@@ -513,23 +513,6 @@ static int resume_mismatch(const ckpt_info *r, const output_plan *plan, double t
     return 1;
 }
 
-/* Whether the output's working file PATH.partial refuses a new run: a link,
- * another live run's, or (without --overwrite) a stopped run's samples
- * (workfile.h). The reason goes to why. */
-static int output_partial_refused(const char *path, int overwrite, char *why, size_t len) {
-    size_t plen = strlen(path) + sizeof ".partial";
-    char *partial = malloc(plen);
-    if (!partial) {
-        snprintf(why, len, "out of memory");
-        return 1;
-    }
-    snprintf(partial, plen, "%s.partial", path);
-    int refused =
-        workfile_check(partial, overwrite ? WORKFILE_DISCARD : WORKFILE_NEW, why, len) != 0;
-    free(partial);
-    return refused;
-}
-
 int run_execute(const run_config *cin) {
     run_config c = *cin;
     MPI_Comm comm = MPI_COMM_WORLD;
@@ -623,7 +606,12 @@ int run_execute(const run_config *cin) {
         const char *slash = strrchr(path, '/');
         char *dir = NULL;
         const char *why = place_problem(path, &dir);
-        char why_partial[768];
+        /* the output's working file (workfile.h): a stopped run's goes on with
+         * a restart; a new run refuses a link, a live run's, and without
+         * --overwrite a stopped run's samples */
+        size_t plen = strlen(path) + sizeof ".partial";
+        char *partial = malloc(plen), why_partial[768];
+        if (partial) snprintf(partial, plen, "%s.partial", path);
         /* the longest names made from it: FILE.ckpt.h5.partial, and the files
          * Open MPI's MPI-IO makes beside it (FILE.partial_cid-N-PID.sm; with a
          * longer name its lockedfile component overflows a buffer and aborts) */
@@ -647,24 +635,25 @@ int run_execute(const run_config *cin) {
                      "--output %s: is a directory (expected a file name such as %s.h5)", path,
                      def->name);
             bad = 1;
-        } else if (c.restart) { /* the stopped run's output goes on */
-            size_t plen = strlen(path) + 9;
-            char *partial = malloc(plen);
-            if (partial) snprintf(partial, plen, "%s.partial", path);
-            if (!partial || lstat(partial, &st) != 0) {
-                snprintf(err, sizeof err,
-                         "--restart %s: the stopped run's output %s.partial is gone (it holds "
-                         "the samples written before the checkpoint)",
-                         c.restart, path);
-                bad = 1;
-            } else if (workfile_check(partial, WORKFILE_RESUME, why_partial, sizeof why_partial)) {
-                snprintf(err, sizeof err, "--restart %s: %s", c.restart, why_partial);
-                bad = 1;
-            }
-            free(partial);
-        } else if (output_partial_refused(path, c.overwrite, why_partial, sizeof why_partial)) {
-            snprintf(err, sizeof err, "--output %s: %s", path, why_partial);
+        } else if (!partial) {
+            snprintf(err, sizeof err, "out of memory");
             bad = 1;
+        } else if (c.restart && lstat(partial, &st) != 0) {
+            snprintf(err, sizeof err,
+                     "--restart %s: the stopped run's output %s is gone (it holds the samples "
+                     "written before the checkpoint)",
+                     c.restart, partial);
+            bad = 1;
+        } else if (workfile_check(partial,
+                                  c.restart     ? WORKFILE_RESUME
+                                  : c.overwrite ? WORKFILE_DISCARD
+                                                : WORKFILE_NEW,
+                                  why_partial, sizeof why_partial)) {
+            snprintf(err, sizeof err, "%s %s: %s", c.restart ? "--restart" : "--output",
+                     c.restart ? c.restart : path, why_partial);
+            bad = 1;
+        } else if (c.restart) {
+            /* the stopped run's output goes on: the checks below are a new run's */
         } else if (c.overwrite && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
             /* the finished file is renamed into place, which replaces a link */
             snprintf(err, sizeof err,
@@ -701,6 +690,7 @@ int run_execute(const run_config *cin) {
             bad = 1;
         }
         free(dir);
+        free(partial);
         free(ck_path);
         free(ck_dir);
     }
