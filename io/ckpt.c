@@ -91,16 +91,6 @@ static ckpt_file *start(const char *path, MPI_Comm comm, int writing, int64_t n,
     return f;
 }
 
-/* Before the handles of a working file that will be removed are closed:
- * rank 0 empties it, so that HDF5's closing flush finds room on a full disk
- * (a close that failed left the file open in HDF5, which then crashed in
- * MPI_Finalize: exit 139 after the right message). Collective. */
-static void free_space_before_close(ckpt_file *f) {
-    if (f->rank == 0 && f->partial && truncate(f->partial, 0) != 0) { /* best effort */
-    }
-    MPI_Barrier(f->comm);
-}
-
 /* Agrees on f's failure; on failure closes and frees f (a partial file is
  * removed) and copies the message into err. Returns f or NULL. */
 static ckpt_file *started(ckpt_file *f, MPI_Comm comm, const char *path, const char *what,
@@ -112,7 +102,7 @@ static ckpt_file *started(ckpt_file *f, MPI_Comm comm, const char *path, const c
     if (!comm_agree(comm, bad, msg, sizeof msg)) return f;
     snprintf(err, errlen, "%s", msg);
     if (f) {
-        if (f->writing) free_space_before_close(f);
+        if (f->writing) h5u_empty_before_close(f->partial, f->rank, f->comm);
         close_handles(f);
         if (f->partial && f->rank == 0) unlink(f->partial);
         free_file(f);
@@ -216,15 +206,10 @@ static int put_checksum(ckpt_file *f, const char *name, uint64_t sum) {
 static int checksum_differs(ckpt_file *f, const char *name, uint64_t sum) {
     hid_t d = H5Dopen2(f->file, name, H5P_DEFAULT);
     if (d < 0) return -1;
-    int rc = 0;
-    if (H5Aexists(d, "checksum") > 0) {
-        uint64_t stored = 0;
-        hid_t a = H5Aopen(d, "checksum", H5P_DEFAULT);
-        rc = a < 0 || H5Aread(a, H5T_NATIVE_UINT64, &stored) < 0 ? -1 : stored != sum;
-        if (a >= 0) H5Aclose(a);
-    }
+    uint64_t stored = 0;
+    int found = h5u_get_attr(d, "checksum", H5T_NATIVE_UINT64, &stored);
     H5Dclose(d);
-    return rc;
+    return found <= 0 ? found : stored != sum;
 }
 
 /* The first failure of a collective step, agreed. */
@@ -301,19 +286,19 @@ int ckpt_scalar(ckpt_file *f, const char *name, double *value) {
 }
 
 int ckpt_close(ckpt_file *f, int commit, char *err, size_t errlen) {
-    /* flushed and agreed first: a close whose flush fails leaves the file
-     * open inside HDF5 (see free_space_before_close) */
+    /* its strings' checksum, then flushed and agreed: a close whose flush
+     * fails leaves the file open inside HDF5 (h5u_empty_before_close) */
     if (f->writing && !f->failed && commit) {
         h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
-        f->failed = h5u_mark_strings(&c, f->file) != 0;
-    }
-    if (f->writing && !f->failed && commit && H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0) {
-        h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
-        h5u_fail(&c, "cannot write the checkpoint");
-        f->failed = 1;
+        if (h5u_mark_strings(&c, f->file) != 0) {
+            f->failed = 1;
+        } else if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0) {
+            h5u_fail(&c, "cannot write the checkpoint");
+            f->failed = 1;
+        }
     }
     if (f->writing && (comm_agree(f->comm, f->failed, NULL, 0) || !commit))
-        free_space_before_close(f);
+        h5u_empty_before_close(f->partial, f->rank, f->comm);
     int bad = close_handles(f) != 0 && f->writing && !f->failed;
     if (bad) {
         h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
@@ -357,10 +342,7 @@ static char *read_str(hid_t file, const char *name) {
 }
 
 static int read_num(hid_t file, const char *name, hid_t mtype, void *v) {
-    hid_t a = H5Aexists(file, name) > 0 ? H5Aopen(file, name, H5P_DEFAULT) : H5I_INVALID_HID;
-    int rc = a >= 0 && H5Aread(a, mtype, v) >= 0 ? 0 : -1;
-    h5u_close(&a, H5Aclose);
-    return rc;
+    return h5u_get_attr(file, name, mtype, v) == 1 ? 0 : -1;
 }
 
 int ckpt_read_info(const char *path, ckpt_info *info, char *err, size_t errlen) {

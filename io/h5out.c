@@ -245,12 +245,7 @@ static void free_writer(h5out *w) {
 /* Closes everything, removes the partial file (rank 0, after all ranks closed
  * it; gone for every rank on return) and frees w. */
 static void discard(h5out *w) {
-    /* emptied first, so that HDF5's closing flush finds room on a full disk
-     * (a failed close leaves the file open in HDF5, which then crashes in
-     * MPI_Finalize) */
-    if (w->rank == 0 && w->partial && truncate(w->partial, 0) != 0) { /* best effort */
-    }
-    MPI_Barrier(w->comm);
+    h5u_empty_before_close(w->partial, w->rank, w->comm);
     (void)close_all(w, NULL);
     MPI_Barrier(w->comm);
     if (w->rank == 0 && w->partial) unlink(w->partial);
@@ -392,8 +387,8 @@ h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t 
     h5u_ectx c = {w->partial, msg, sizeof msg};
     /* flushed at once: the working file opens (samples_written 0) from the
      * start, not only after the first sample */
-    int ok = build_file(w, meta, &c) == 0 && H5Fflush(w->file, H5F_SCOPE_GLOBAL) >= 0;
-    if (!h5out_agree(w, ok, msg, sizeof msg)) {
+    int ok = h5out_agree(w, build_file(w, meta, &c) == 0, msg, sizeof msg) && h5out_flushed(w, &c);
+    if (!ok) {
         h5u_set_err(err, errlen, "%s", msg);
         discard(w);
         w = NULL;
@@ -486,11 +481,7 @@ h5out *h5out_reopen(const char *path, const h5out_meta *meta, int64_t next_sampl
     return w;
 }
 
-/* H5Fflush, agreed. Before every close of a file to keep: a close whose
- * flush fails (a full disk) leaves the file open inside HDF5, which then
- * crashes in MPI_Finalize (exit 139); a failed flush is followed by discard,
- * which makes room first. */
-static int flushed(h5out *w, const h5u_ectx *c) {
+int h5out_flushed(h5out *w, const h5u_ectx *c) {
     int ok = H5Fflush(w->file, H5F_SCOPE_GLOBAL) >= 0;
     if (!ok) h5u_fail(c, "cannot flush");
     return h5out_agree(w, ok, c->err, c->errlen);
@@ -501,7 +492,7 @@ int h5out_flush(h5out *w, char *err, size_t errlen) {
     h5u_quiet_on(&q);
     char msg[MSG_LEN] = "";
     h5u_ectx c = {w->partial, msg, sizeof msg};
-    int ok = flushed(w, &c);
+    int ok = h5out_flushed(w, &c);
     if (!ok && !w->error) h5out_keep_error(w, msg);
     h5u_quiet_off(&q);
     if (!ok) h5u_set_err(err, errlen, "%s", msg);
@@ -513,7 +504,7 @@ int h5out_suspend(h5out *w, char *err, size_t errlen) {
     h5u_quiet_on(&q);
     char msg[MSG_LEN] = "";
     h5u_ectx c = {w->partial, msg, sizeof msg};
-    if (!flushed(w, &c)) { /* what it holds is not on disk: it cannot be kept */
+    if (!h5out_flushed(w, &c)) { /* what it holds is not on disk: it cannot be kept */
         h5u_quiet_off(&q);
         h5u_set_err(err, errlen, "%s (removed: it could not be kept for a restart)", msg);
         discard(w);
@@ -626,18 +617,10 @@ static int check_sample(h5out *w, int64_t k, const double *block, char *msg, siz
  * file holds (the rows after them are not data: a stopped or killed run's
  * file, read by qmol info, qmolpost and the Python readers). Collective. */
 static int mark_written(h5out *w, const h5u_ectx *c) {
-    int64_t valid = 0;
-    while (valid < w->samples && w->written[valid])
-        valid++;
-    hid_t a = H5Aexists(w->file, "samples_written") > 0
-                  ? H5Aopen(w->file, "samples_written", H5P_DEFAULT)
-                  : H5I_INVALID_HID;
-    if (a < 0) /* a file from before the attribute (a restart) */
-        return h5u_put_i64(c, w->file, "samples_written", &valid, 0);
-    int ok = H5Awrite(a, H5T_NATIVE_INT64, &valid) >= 0;
-    ok = H5Aclose(a) >= 0 && ok;
-    if (!ok) h5u_fail(c, "cannot write attribute 'samples_written'");
-    return ok ? 0 : -1;
+    while (w->valid < w->samples && w->written[w->valid]) /* written[] only gains */
+        w->valid++;
+    /* (created when a file from before the attribute is resumed) */
+    return h5u_set_attr(c, w->file, "samples_written", H5T_STD_I64LE, H5T_NATIVE_INT64, &w->valid);
 }
 
 int h5out_sample(h5out *w, int64_t k, double t, const double *block) {
@@ -678,7 +661,7 @@ int h5out_sample(h5out *w, int64_t k, double t, const double *block) {
      * many samples it holds */
     h5u_quiet_on(&q);
     h5u_ectx c = {w->partial, msg, sizeof msg};
-    ok = h5out_agree(w, mark_written(w, &c) == 0, msg, sizeof msg) && flushed(w, &c);
+    ok = h5out_agree(w, mark_written(w, &c) == 0, msg, sizeof msg) && h5out_flushed(w, &c);
     h5u_quiet_off(&q);
     if (!ok) {
         h5out_keep_error(w, msg);
@@ -720,7 +703,7 @@ int h5out_finish(h5out *w, const qmol_stats *stats, char *err, size_t errlen) {
     int ok = h5out_agree(w, ready(w, stats, msg, sizeof msg), msg, sizeof msg) &&
              h5out_agree(w, h5out_write_stats(w, stats, &c) == 0, msg, sizeof msg) &&
              h5out_agree(w, h5u_mark_strings(&c, w->file) == 0, msg, sizeof msg) &&
-             flushed(w, &c) && h5out_agree(w, close_all(w, &c) == 0, msg, sizeof msg);
+             h5out_flushed(w, &c) && h5out_agree(w, close_all(w, &c) == 0, msg, sizeof msg);
     h5u_quiet_off(&q);
     if (!ok) {
         h5u_set_err(err, errlen, "%s", msg);

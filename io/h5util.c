@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 void h5u_set_err(char *err, size_t errlen, const char *fmt, ...) {
     if (!err || errlen == 0) return;
@@ -154,23 +155,21 @@ int h5u_mark_strings(const h5u_ectx *c, hid_t file) {
         h5u_fail(c, "cannot read back the string attributes");
         return -1;
     }
-    if (H5Aexists(file, H5U_STRINGS_CHECKSUM) <= 0)
-        return h5u_put_u64(c, file, H5U_STRINGS_CHECKSUM, &sum);
-    hid_t a = H5Aopen(file, H5U_STRINGS_CHECKSUM, H5P_DEFAULT);
-    int ok = a >= 0 && H5Awrite(a, H5T_NATIVE_UINT64, &sum) >= 0;
-    if (a >= 0 && H5Aclose(a) < 0) ok = 0;
-    if (!ok) h5u_fail(c, "cannot write attribute '" H5U_STRINGS_CHECKSUM "'");
-    return ok ? 0 : -1;
+    return h5u_set_attr(c, file, H5U_STRINGS_CHECKSUM, H5T_STD_U64LE, H5T_NATIVE_UINT64, &sum);
 }
 
 int h5u_strings_damaged(hid_t file) {
-    if (H5Aexists(file, H5U_STRINGS_CHECKSUM) <= 0) return 0;
     uint64_t stored = 0, sum = 0;
-    hid_t a = H5Aopen(file, H5U_STRINGS_CHECKSUM, H5P_DEFAULT);
-    int ok = a >= 0 && H5Aread(a, H5T_NATIVE_UINT64, &stored) >= 0;
-    if (a >= 0) H5Aclose(a);
-    if (!ok || h5u_strings_checksum(file, &sum)) return -1;
+    int found = h5u_get_attr(file, H5U_STRINGS_CHECKSUM, H5T_NATIVE_UINT64, &stored);
+    if (found <= 0) return found; /* none (an older file), or unreadable */
+    if (h5u_strings_checksum(file, &sum)) return -1;
     return stored != sum;
+}
+
+void h5u_empty_before_close(const char *path, int rank, MPI_Comm comm) {
+    if (rank == 0 && path && truncate(path, 0) != 0) { /* best effort */
+    }
+    MPI_Barrier(comm);
 }
 
 /* file's directory (malloc'd), "./" when it has none; NULL out of memory */
@@ -283,6 +282,25 @@ int h5u_put_i64(const h5u_ectx *c, hid_t obj, const char *name, const int64_t *v
 
 int h5u_put_u64(const h5u_ectx *c, hid_t obj, const char *name, const uint64_t *v) {
     return h5u_put_attr(c, obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, v);
+}
+
+int h5u_set_attr(const h5u_ectx *c, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
+                 const void *v) {
+    if (H5Aexists(obj, name) <= 0) return h5u_put_attr(c, obj, name, ftype, mtype, 0, v);
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    int ok = a >= 0 && H5Awrite(a, mtype, v) >= 0;
+    if (a >= 0 && H5Aclose(a) < 0) ok = 0;
+    if (!ok) fail_named(c, "cannot write attribute '%s'", name);
+    return ok ? 0 : -1;
+}
+
+int h5u_get_attr(hid_t obj, const char *name, hid_t mtype, void *v) {
+    htri_t exists = H5Aexists(obj, name);
+    if (exists <= 0) return exists == 0 ? 0 : -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    int ok = a >= 0 && H5Aread(a, mtype, v) >= 0;
+    if (a >= 0 && H5Aclose(a) < 0) ok = 0;
+    return ok ? 1 : -1;
 }
 
 int h5u_put_int(const h5u_ectx *c, hid_t obj, const char *name, int v) {

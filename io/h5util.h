@@ -6,6 +6,7 @@
 #define QMOL_H5UTIL_H
 
 #include <hdf5.h>
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,18 @@ int h5u_put_str(const h5u_ectx *c, hid_t obj, const char *name, const char *valu
 int h5u_put_f64(const h5u_ectx *c, hid_t obj, const char *name, const double *v, hsize_t len);
 int h5u_put_i64(const h5u_ectx *c, hid_t obj, const char *name, const int64_t *v, hsize_t len);
 int h5u_put_u64(const h5u_ectx *c, hid_t obj, const char *name, const uint64_t *v);
+/* The scalar attribute name of obj set to *v (memory type mtype): rewritten
+ * when it exists, else created with file type ftype. 0, or -1 with err. */
+int h5u_set_attr(const h5u_ectx *c, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
+                 const void *v);
+/* Reads the attribute name of obj into v (memory type mtype): 1 when read,
+ * 0 when obj has no such attribute, -1 when it cannot be read. */
+int h5u_get_attr(hid_t obj, const char *name, hid_t mtype, void *v);
+/* Before the close of a working file that will be removed: rank 0 empties
+ * it, so that HDF5's closing flush finds room on a full disk (a close that
+ * failed leaves the file open inside HDF5, and MPI_Finalize then crashed:
+ * exit 139 after the right message). Collective over comm. */
+void h5u_empty_before_close(const char *path, int rank, MPI_Comm comm);
 int h5u_put_int(const h5u_ectx *c, hid_t obj, const char *name, int v);
 
 /* Creates group name in parent, attributes in creation order. */
