@@ -342,7 +342,6 @@ void checkpoint_kept_size(method_id method, double *fixed, double *per_entry) {
     *fixed += 2.0 * order + 5.0; /* x and q polynomials, tx, tq, dq, next */
     *fixed += 1.0;               /* the column eng_state_io passes some fields through */
     if (method == METHOD_LIQSS1 || method == METHOD_LIQSS2) *fixed += 1.0;  /* diag */
-    if (method == METHOD_LIQSS2 || method == METHOD_MLIQSS2) *fixed += 1.0; /* missed */
     if (method == METHOD_MLIQSS1 || method == METHOD_MLIQSS2) *per_entry = 1.0;
     if (method == METHOD_BQSS) *fixed += 5.0; /* levels, last transition, q's last change */
 }

@@ -70,18 +70,10 @@ void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old) {
     if (!eng_reads_self(e, i)) eng_schedule_liqss(e, i, t);
 }
 
-void liqss_note_miss(qss_engine *e, int32_t i, double q_old) {
-    if (e->missed) e->missed[i] = fabs(e->xc[0][i] - q_old) > e->dq[i];
-}
-
 int liqss_setup(qss_engine *e, int all_entries) {
     if (!all_entries) {
         e->diag = calloc((size_t)e->n, sizeof *e->diag);
         if (!e->diag) return -1;
-    }
-    if (e->order == 2) {
-        e->missed = calloc((size_t)e->n, 1);
-        if (!e->missed) return -1;
     }
     if (all_entries) {
         e->entry = calloc((size_t)(e->m->nnz ? e->m->nnz : 1), sizeof *e->entry);
@@ -112,7 +104,6 @@ static void liqss2_event(qss_engine *e, int32_t i, double t) {
     eng_advance_x(e, i, t);
     eng_update_quantum(e, i);
     double q_old = eng_q_at(e, i, t), q, qdot;
-    liqss_note_miss(e, i, q_old);
     liqss2_choose(e, i, t, &q, &qdot);
     eng_set_q(e, i, t, q, qdot, 0.0);
     liqss_propagate(e, i, t, q_old);

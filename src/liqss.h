@@ -21,10 +21,6 @@ double liqss_diag(const qss_engine *e, int32_t i);
  * schedules i (among its dependents or, if f_i does not read x_i, last). */
 void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old);
 
-/* Second order, at the start of i's event: records whether x_i came there by
- * drifting more than dQ away from q_i (q_old) instead of meeting it. */
-void liqss_note_miss(qss_engine *e, int32_t i, double q_old);
-
 /* The qss_method input_changed of the LIQSS family. */
 void liqss_input_changed(qss_engine *e, int32_t j, double t);
 

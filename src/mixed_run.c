@@ -224,13 +224,33 @@ static void renew_bdf_columns(mixed *x, double t, double span) {
     if (measure) x->anchor_t = t;
 }
 
+/* The part of a quantum the QSS block's view of a BDF state may drift from
+ * the truth over a window. The drift has one sign over a whole smooth
+ * stretch (a linear view of a decaying, convex y lies below it), so unlike
+ * a QSS state's own |q - x|, which changes sides, it acts on the readers as
+ * a steady source: heat1d N = 100, `--bdf "x>0.5"`, mLIQSS2, tol 1e-4, max
+ * error with 4 / 5 / 6 / 10 / 20 samples: a whole quantum 7.7e-4 / 1.1e-3 /
+ * 1.2e-3 / 6.0e-4 / 4.1e-4 (43-54 BDF steps), a half 3.1e-4 / 3.0e-4 /
+ * 3.8e-4 / 3.0e-4 / 2.4e-4 (55-67 steps), a quarter 1.7e-4 .. 1.1e-4
+ * (78-88 steps); CVODE alone 3.4e-4. Where the view is not what limits
+ * the error the windows only cost: adr1d-vardiff N = 400 (tests/test_mixed.c)
+ * keeps e_rr 7.6e-4 and 178 BDF steps under the default history coupling
+ * whatever the fraction, but the interp coupling takes 469 steps with a
+ * whole quantum, 589 with a half, 738 with a quarter (CVODE alone 1,340).
+ * The constant view of first-order methods keeps the whole quantum: its
+ * windows are linear in the fraction, and a quarter took mixed LIQSS1 on
+ * the heat1d run from 4,937 BDF steps to 19,738 (max error 4.2e-4 to
+ * 1.3e-4, both within the rules). */
+#define VIEW_DRIFT 0.5
+
 /* The longest window over which the QSS block's view of the BDF states it
- * reads, their Taylor polynomial about the window start, stays within one
- * quantum of the truth: dQ / |y'| for a constant view (first-order methods),
- * sqrt(2 dQ / |y''|) for a linear one. CVODE sizes its steps for its own
- * error, not for this extrapolation: without the limit heat1d's error under
- * mixed QSS2 stopped shrinking with the tolerance (2.0e-3 at 1e-3, 9.5e-4 at
- * 1e-4) and under QSS1 reached 20 tol. This rank's columns only. */
+ * reads, their Taylor polynomial about the window start, stays within
+ * a quantum of the truth: dQ / |y'| for a constant view (first-order
+ * methods), sqrt(2 VIEW_DRIFT dQ / |y''|) for a linear one.
+ * CVODE sizes its steps for its own error, not for this extrapolation:
+ * without the limit heat1d's error under mixed QSS2 stopped shrinking with
+ * the tolerance (2.0e-3 at 1e-3, 9.5e-4 at 1e-4) and under QSS1 reached 20
+ * tol. This rank's columns only. */
 static double extrapolation_limit(const mixed *x) {
     const qss_engine *e = &x->e;
     double h = INFINITY;
@@ -242,7 +262,7 @@ static double extrapolation_limit(const mixed *x) {
             lim = v > 0.0 ? dq / v : INFINITY;
         } else {
             double a = fabs(x->col_curv[k]);
-            lim = a > 0.0 ? sqrt(2.0 * dq / a) : INFINITY;
+            lim = a > 0.0 ? sqrt(2.0 * VIEW_DRIFT * dq / a) : INFINITY;
         }
         if (lim < h) h = lim;
     }
@@ -485,7 +505,8 @@ static void start(mixed *x) {
          * bounds windows beforehand, as in pure QSS runs */
         double wmin, wmax;
         window_bounds(o, &wmin, &wmax);
-        x->ctl = (window_control){!(o->window > 0.0), wmin, wmax, 0};
+        x->ctl = (window_control){!(o->window > 0.0), wmin, wmax, MIXED_DRIFT_TARGET,
+                                  MIXED_DRIFT_REJECT, 0};
         x->W = wmin;
         int undo = journal_setup_agreed(&x->journal, &x->e, x->ctl.adaptive, x->comm);
         x->use_watch = x->ctl.adaptive && !undo;

@@ -9,8 +9,10 @@
  * where the thesis is silent or inconsistent (documented in docs/methods.md):
  * - one partner per event, the one whose predicted derivative change is
  *   largest (as the public QSS Solver); the thesis loops over all;
- * - the pair step is accepted when |q - x| <= 2 dQ for both states (the bound
- *   the worked example of Fig. 4.2 needs; Eq. 4.9 says dQ);
+ * - the pair step is accepted when |q - x| <= 2 dQ for both states in
+ *   mLIQSS1 (the bound the worked example of Fig. 4.2 needs; Eq. 4.9 says
+ *   dQ), dQ in mLIQSS2 (the distance its next event allows, AWAY_LIMIT2 in
+ *   qss_engine.c);
  * - the partner's change is applied and propagated first, with q_i still at
  *   its old value, then q_i's: each secant Jacobian column then sees the
  *   change of one quantized state only;
@@ -23,8 +25,10 @@
 
 #include <math.h>
 
-/* Pair acceptance |q - x| <= PAIR_ACCEPT dQ (see build_pair). */
-#define PAIR_ACCEPT (2.0 * (1.0 - 1e-6))
+/* Pair acceptance |q - x| <= pair_accept(order) dQ (see build_pair). */
+static double pair_accept(int order) {
+    return (order == 1 ? 2.0 : 1.0) * (1.0 - 1e-6);
+}
 
 typedef struct pair_model {
     double a[2][2];  /* [[A_ii, A_ij], [A_ji, A_jj]] */
@@ -62,23 +66,10 @@ static int64_t find_entry(const model *m, int32_t j, int32_t i) {
     return -1;
 }
 
-/* |q - x| <= fraction * bound for both states. */
-static int within(const pair_model *pm, const double *q, double fraction) {
-    return fabs(q[0] - pm->x[0]) <= fraction * pm->bound[0] &&
-           fabs(q[1] - pm->x[1]) <= fraction * pm->bound[1];
+/* |q - x| <= bound for both states. */
+static int within(const pair_model *pm, const double *q) {
+    return fabs(q[0] - pm->x[0]) <= pm->bound[0] && fabs(q[1] - pm->x[1]) <= pm->bound[1];
 }
-
-/* Second order: the pair equilibrium (h = INFINITY) is accepted only within
- * half the bound, dQ, as liqss2_choose takes a single state's equilibrium
- * only within dQ. At the equilibrium f(q) = 0, so both x stop where they
- * are; accepted up to 2 dQ away, the smallest drift brought |x - q| to the
- * 2 dQ of the next event, and the same equilibrium was chosen again: adr1d
- * N = 5000 had states frozen at x = 0.998 under q = 1.000 for thousands of
- * events. Beyond dQ the finite steps below are tried, which move x towards
- * q. adr1d N = 1000: 72,506 -> 70,919 events, e_rr 1.58e-3 -> 1.49e-3; adr2d
- * 100 x 100: 815,475 -> 760,560 events, e_rr 1.14e-3 -> 9.6e-4. First order
- * keeps the full bound: the thesis's Fig. 4.2 pair step lands 2 dQ away. */
-#define EQUILIBRIUM_FRACTION2 0.5
 
 /* Solves the 2x2 system M z = r; 0 if singular. */
 static int solve2(const double mat[2][2], const double *r, double *z) {
@@ -146,8 +137,7 @@ static int pair_solve(const pair_model *pm, int order, double horizon, double *q
     qdot[0] = qdot[1] = 0.0;
     for (int attempt = 0; attempt < 10; attempt++) {
         int ok = order == 1 ? pair_step1(pm, h, q) : pair_step2(pm, h, q, qdot);
-        double fraction = isinf(h) && order == 2 ? EQUILIBRIUM_FRACTION2 : 1.0;
-        if (ok && within(pm, q, fraction)) return 1;
+        if (ok && within(pm, q)) return 1;
         if (isinf(h)) {
             h = horizon;
             continue;
@@ -253,11 +243,13 @@ static void build_pair(const qss_engine *e, const own_change *c, const pair_cand
     pm->du[1] = ddxj - a_ji * c->qd_old - a_jj * qdj;
     pm->x[0] = e->xc[0][i];
     pm->x[1] = eng_x_at(e, j, t);
-    /* just inside the 2 dQ at which eng_schedule_liqss fires the next event:
-     * accepted at exactly 2 dQ, a state whose x rests (f(q) = 0 at a pair
-     * equilibrium) would be rescheduled at once, forever (adr1d N=10000) */
-    pm->bound[0] = PAIR_ACCEPT * e->dq[i];
-    pm->bound[1] = PAIR_ACCEPT * eng_quantum(e, j, pm->x[1]);
+    /* just inside the distance at which eng_schedule_liqss fires the next
+     * event: accepted exactly there, a state whose x rests (f(q) = 0 at a
+     * pair equilibrium) would be rescheduled at once, forever (adr1d
+     * N=10000). In mLIQSS2 the pair equilibrium (h = INFINITY) and the
+     * finite steps share the bound dQ: beyond it x would leave q at once. */
+    pm->bound[0] = pair_accept(e->order) * e->dq[i];
+    pm->bound[1] = pair_accept(e->order) * eng_quantum(e, j, pm->x[1]);
 }
 
 static void mliqss_event(qss_engine *e, int32_t i, double t) {
@@ -266,7 +258,6 @@ static void mliqss_event(qss_engine *e, int32_t i, double t) {
     eng_update_quantum(e, i);
     c.q_old = eng_q_at(e, i, t);
     c.qd_old = eng_qdot_at(e, i, t);
-    liqss_note_miss(e, i, c.q_old);
     x_derivs_at(e, i, t, &c.dx, &c.ddx);
     if (e->analytic_jac && e->order == 1) eng_eval_jac_row(e, i, t);
     if (e->order == 1) {

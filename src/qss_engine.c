@@ -312,7 +312,7 @@ void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
  * improved LIQSS2 aims q at x with x's own slope at the meeting time, so the
  * two meet tangentially: d(s) = q - x has a double root there, which rounding
  * or a small model error turns into a near miss. The event would then wait
- * for |q - x| = 2 dQ, and stiff equilibria turn into a slow sawtooth. A
+ * for x to leave q (AWAY_LIMIT2), and stiff equilibria turn into a slow sawtooth. A
  * wider band meets early, a narrower one misses more: mLIQSS2 events, adr1d
  * N = 1000 / 2000 / 3000 / 5000 / 10000 / 20000 and adr2d 100 x 100, with
  * 0.01: 70,919 / 145,151 / 248,309 / 1.25e6 / 728,536 / 1.01e8 / 760,560;
@@ -325,17 +325,22 @@ void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
  * time that rounds to zero, and the same choice would repeat forever (adr2d
  * 1000^2 mLIQSS2 stalled at t = 0.199 with |x - q| = 1.0000000000000025 times
  * the band). Inside 2 bands the exact crossing x = q is the meeting. */
-/* A second-order x whose last event was a miss (it drifted 2 dQ away from q
- * instead of meeting it) and whose distance to q next has a minimum closer
- * than NEAR_MISS dQ gets its event at that minimum. Neighbour changes bend x
- * between its events, so the tangential meeting aimed at by LIQSS2 turns
- * into near misses; waiting for |q - x| = 2 dQ lets q's slope carry it past
- * the equilibrium, and on adr1d N=5000 every state behind the front cycled
- * this way forever (225 events per unit time per state, 7.4e6 events in
- * all; 5.3e5 with this rule). Applied to every near miss, the rule would also
- * cut short the many misses that a later neighbour change rescues (adr1d
- * N=1000: 9.8e4 events instead of 6.0e4), hence only after a miss. */
-#define NEAR_MISS 1.0
+/* How far x may move from q, in quanta, before a second-order state has its
+ * next event. The thesis (and ALGORITHMS.md 2.4) lets |q - x| reach 2 dQ;
+ * qmol, as the public QSS Solver's LIQSS2, fires as soon as x leaves the
+ * distance dQ at which the choice put q (a hair more, so that the choice
+ * itself, at exactly dQ, is not an exit). With 2 dQ a near miss of the
+ * tangential meeting let q's slope carry it past the equilibrium while x
+ * drifted a second quantum, and every state behind adr1d's front cycled so
+ * forever (N = 10000, tol = abstol = 1e-3: 4.3e7 events, 1,300 per unit
+ * time per state after the front had passed; a rule that fired at the
+ * closest approach after a miss only moved the cycle to N = 20000: 8.5e7
+ * events). The hair matters too: each exit moves q by about it, and on a
+ * grid whose couplings almost cancel the diagonal (adr1d N = 20000) that
+ * move starts the neighbours' exits: LIQSS2 events there with 1.3, 1.1,
+ * 1.01, 1.001, 1.0001: 2.1e8, 1.1e8, 2.6e7, 4.6e6, 2.6e6 (N = 1000:
+ * 34,750 .. 30,680; adr2d 100 x 100 within 5%). */
+#define AWAY_LIMIT2 1.0001
 
 /* Whether x - q = d(s), a quadratic, stays strictly inside +-bound on
  * [0, meet] (meet finite): then x meets q before it can leave, and the exit
@@ -361,15 +366,10 @@ static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
     double s_ext = d[2] != 0.0 ? -d[1] / (2.0 * d[2]) : NAN;
     double d_ext = d[0] + s_ext * (d[1] + s_ext * d[2]);
     double next = meet;
-    if (!meets_before_exit(d[0], meet, 2.0 * dq, s_ext, d_ext)) {
-        double away = poly2_first_exit(d[0], d[1], d[2], 2.0 * dq);
+    if (!meets_before_exit(d[0], meet, AWAY_LIMIT2 * dq, s_ext, d_ext)) {
+        double away = poly2_first_exit(d[0], d[1], d[2], AWAY_LIMIT2 * dq);
         if (away < next) next = away;
     }
-    /* a near miss: x turns back at its closest approach to q without meeting
-     * it; re-choose q there rather than wait for 2 dQ */
-    if (e->missed && e->missed[j] && s_ext > 0.0 && s_ext < next && d[0] * d[2] > 0.0 &&
-        fabs(d_ext) <= NEAR_MISS * dq)
-        next = s_ext;
     heap_update(&e->heap, j, t + next);
 }
 
@@ -408,7 +408,6 @@ void eng_free(qss_engine *e) {
     free(e->dq);
     free(e->diag);
     free(e->entry);
-    free(e->missed);
     free(e->io_column);
     free(e->vals);
     free(e->vals2);

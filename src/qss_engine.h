@@ -55,9 +55,6 @@ struct qss_engine {
     /* Jacobian estimates: entry[e] ~ row entry e (mLIQSS), or, without
      * entry, diag[i] ~ df_i/dx_i (LIQSS) */
     double *diag, *entry;
-    /* LIQSS2: missed[i] != 0 when i's last event came from x drifting away
-     * from q rather than meeting it (see eng_schedule_liqss) */
-    unsigned char *missed;
     double *io_column; /* eng_state_io's per-state column, kept between saves (or NULL) */
     int analytic_jac;  /* the problem's jac is used */
     /* scratch of the longest row / longest dependents list */

@@ -70,7 +70,7 @@ static size_t record_size(const qss_engine *e, int32_t i) {
     if (i >= e->n) return size;
     const qss_journal *j = e->journal;
     size +=
-        1 + (e->diag != NULL) + (e->missed != NULL) + (e->activity != NULL) + (size_t)j->nmethod;
+        1 + (e->diag != NULL) + (e->activity != NULL) + (size_t)j->nmethod;
     if (e->entry) size += (size_t)(e->m->row_ptr[i + 1] - e->m->row_ptr[i]);
     return size;
 }
@@ -100,7 +100,6 @@ void journal_save(qss_engine *e, int32_t i) {
     if (i >= e->n) return;
     *r++ = heap_time(&e->heap, i);
     if (e->diag) *r++ = e->diag[i];
-    if (e->missed) *r++ = e->missed[i];
     if (e->activity) *r++ = e->activity[i];
     for (int k = 0; k < j->nmethod; k++)
         *r++ = j->method_field[k][i];
@@ -121,7 +120,6 @@ int journal_restore(qss_engine *e) {
         if (i >= e->n) continue;
         heap_update(&e->heap, i, *r++);
         if (e->diag) e->diag[i] = *r++;
-        if (e->missed) e->missed[i] = (unsigned char)*r++;
         if (e->activity) e->activity[i] = *r++;
         for (int k = 0; k < j->nmethod; k++)
             j->method_field[k][i] = *r++;

@@ -210,7 +210,8 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     double W = e->halo && o->window > 0.0 ? o->window : wmin;
     window_watch watch = {0};
     int use_watch = 0;
-    window_control ctl = {e->halo && !(o->window > 0.0), wmin, wmax, 0};
+    window_control ctl = {
+        e->halo && !(o->window > 0.0), wmin, wmax, QSS_DRIFT_TARGET, QSS_DRIFT_REJECT, 0};
     qss_journal journal = {0};
     /* a window can be run again when the journal holds all it changes: the
      * discontinuities' own state is not in it */
@@ -254,6 +255,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
          * knows of, where all ranks handle it together */
         if (t_discrete > T && t_discrete < T_end) T_end = t_discrete;
         window_mark mark = {last_t, same_time, stats->events};
+        e->window_start = T;
         if (e->journal) journal_begin(e->journal);
         eng_run_events(e, T_end, use_watch ? &watch : NULL, &last_t, &same_time);
         if (!e->halo) T_end = e->window_end; /* earlier when a stop was requested */

@@ -5,7 +5,7 @@
  * q<order-1>) about tq, the quantum dq, the next event time, LIQSS's
  * Jacobian estimates (diag, or the row entries entry0 .. entry<W-1>, W the
  * longest row of the whole problem, so that the fields do not depend on the
- * number of ranks), LIQSS2's missed flag, and the method's own fields. Ghost
+ * number of ranks), and the method's own fields. Ghost
  * q's are not saved: at a window end they equal their owners' (every
  * change was sent), so a load sends the owners' to the ghosts as the window
  * exchange would have. Loaded on the same ranks the engine is then what it
@@ -39,18 +39,6 @@ static void put_next(qss_engine *e, int32_t n, int arg, const double *col) {
     (void)arg;
     for (int32_t j = 0; j < n; j++)
         heap_update(&e->heap, j, col[j]);
-}
-
-static void get_missed(const qss_engine *e, int32_t n, int arg, double *col) {
-    (void)arg;
-    for (int32_t j = 0; j < n; j++)
-        col[j] = e->missed[j];
-}
-
-static void put_missed(qss_engine *e, int32_t n, int arg, const double *col) {
-    (void)arg;
-    for (int32_t j = 0; j < n; j++)
-        e->missed[j] = col[j] != 0.0;
 }
 
 /* Entry w of every row (0 past a row's end). */
@@ -124,7 +112,6 @@ int eng_state_io(qss_engine *e, state_io *io) {
     rc = rc || io->field(io, "tx", e->tx) || io->field(io, "tq", e->tq) ||
          io->field(io, "dq", e->dq) || column(io, "next", col, e, get_next, put_next, 0);
     if (rc == 0 && e->diag) rc = io->field(io, "diag", e->diag);
-    if (rc == 0 && e->missed) rc = column(io, "missed", col, e, get_missed, put_missed, 0);
     for (int w = 0; rc == 0 && e->entry && w < width; w++) {
         snprintf(name, sizeof name, "entry%d", w);
         rc = column(io, name, col, e, get_entry, put_entry, w);

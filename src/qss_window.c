@@ -253,7 +253,7 @@ void window_next(window_control *c, double drift, double length, double *W) {
     /* the drift grows in proportion to the window: aim the next at the
      * target with a safety factor, growing at most twofold (not at all
      * right after a rejection) */
-    double factor = drift > 0.0 ? 0.9 * WINDOW_DRIFT_TARGET / drift : 2.0;
+    double factor = drift > 0.0 ? 0.9 * c->target / drift : 2.0;
     factor = fmin(fmax(factor, 0.2), c->rejected ? 1.0 : 2.0);
     c->rejected = 0;
     /* a window cut short by a sample says little about a longer one */
@@ -271,10 +271,25 @@ int window_agree(window_control *c, qss_engine *e, double drift, double cap, dou
     e->stats->wall_wait += wallclock_seconds() - wt;
     *report = v[2] < 0.0;
     if (v[1] < 0.0) return -1;
-    if (!c->adaptive) return WINDOW_ACCEPTED;
     drift = -v[0];
-    if (drift > WINDOW_DRIFT_REJECT && e->journal && length > c->wmin * (1.0 + 1e-9)) {
-        double factor = 0.9 * WINDOW_DRIFT_TARGET / drift;
+    int redo = c->adaptive && e->journal && length > c->wmin * (1.0 + 1e-9);
+    if (!redo && drift > WINDOW_DRIFT_FAIL) {
+        eng_fail(e,
+                 "the window [%.9g, %.9g] let late ghost updates move a state by %.3g "
+                 "quanta (more than %g), and %s: the result would be wrong; %s",
+                 e->window_start, e->window_start + length, drift, WINDOW_DRIFT_FAIL,
+                 !c->adaptive ? "a window set by --window is never run again"
+                 : e->journal ? "a window at --window-min is never run again"
+                              : "windows of a problem with discontinuities are never run again",
+                 !c->adaptive
+                     ? "give a shorter --window, or leave it out (windows set by their error)"
+                 : e->journal ? "give a smaller --window-min"
+                              : "give a smaller --window-max");
+        return -1;
+    }
+    if (!c->adaptive) return WINDOW_ACCEPTED;
+    if (drift > c->reject && redo) {
+        double factor = 0.9 * c->target / drift;
         *W = fmax(c->wmin, length * fmax(factor, 0.1));
         c->rejected = 1;
         return WINDOW_REJECTED;

@@ -83,15 +83,23 @@ double watch_scale(const qss_engine *e, window_watch *w);
  * "Window length"). A window's error is the drift of the readers of ghosts
  * that changed in it: the window-end exchange corrects it to first order
  * and measures it in the reader's quanta (qss_exchange.drift). Windows are
- * rejected above WINDOW_DRIFT_REJECT quanta and aimed at
- * WINDOW_DRIFT_TARGET; the drift grows with the window's length. */
-#define WINDOW_DRIFT_TARGET 0.5
-#define WINDOW_DRIFT_REJECT 1.0
+ * rejected above `reject` quanta and aimed at `target`; the drift grows
+ * with the window's length. Pure QSS runs use QSS_DRIFT_*; the mixed
+ * method, whose windows are also CVODE's steps, MIXED_DRIFT_* (the
+ * constants and their measurements: docs/parallel.md "Window length"). A
+ * window that cannot be run again (--window, at window_min, or without an
+ * undo log) and drifted more than WINDOW_DRIFT_FAIL quanta stops the run. */
+#define QSS_DRIFT_TARGET 0.1
+#define QSS_DRIFT_REJECT 0.3
+#define MIXED_DRIFT_TARGET 0.5
+#define MIXED_DRIFT_REJECT 1.0
+#define WINDOW_DRIFT_FAIL 10.0
 
 typedef struct window_control {
-    int adaptive;      /* 0: --window fixes the length */
-    double wmin, wmax; /* bounds of adaptive windows */
-    int rejected;      /* the last window was rejected: the next may not grow */
+    int adaptive;          /* 0: --window fixes the length */
+    double wmin, wmax;     /* bounds of adaptive windows */
+    double target, reject; /* the drift aimed at and the drift run again (quanta) */
+    int rejected;          /* the last window was rejected: the next may not grow */
 } window_control;
 
 enum { WINDOW_ACCEPTED = 0, WINDOW_REJECTED = 1 };
@@ -104,8 +112,11 @@ void window_next(window_control *c, double drift, double length, double *W);
  * progress report is due (*report); the next length is at most the smallest
  * rank's cap (INFINITY: none). Returns -1 when a rank failed,
  * WINDOW_REJECTED when the window (of `length`) must run again from its
- * start (adaptive, e->journal set, drift above WINDOW_DRIFT_REJECT, longer
- * than wmin), else WINDOW_ACCEPTED; *W becomes the next window's length. */
+ * start (adaptive, e->journal set, drift above c->reject, longer than
+ * wmin), else WINDOW_ACCEPTED; *W becomes the next window's length. A
+ * window that cannot be run again and drifted more than WINDOW_DRIFT_FAIL
+ * quanta fails the run on every rank (eng_fail, the same message) and
+ * returns -1. */
 int window_agree(window_control *c, qss_engine *e, double drift, double cap, double length,
                  double *W, int *report);
 

@@ -42,3 +42,10 @@ add_test(NAME mpi.runs.mixed
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
 set_tests_properties(mpi.runs.mixed PROPERTIES TIMEOUT 600 PROCESSORS 2)
+# A fixed --window the coupling cannot take stops the run (exit 1); a short
+# one keeps the accuracy rule.
+add_test(NAME mpi.runs.fixed_window
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/mpi_fixed_window.py
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
+set_tests_properties(mpi.runs.fixed_window PROPERTIES TIMEOUT 300 PROCESSORS 2)
