@@ -505,8 +505,11 @@ static void start(mixed *x) {
          * bounds windows beforehand, as in pure QSS runs */
         double wmin, wmax;
         window_bounds(o, &wmin, &wmax);
-        x->ctl = (window_control){!(o->window > 0.0), wmin, wmax, MIXED_DRIFT_TARGET,
-                                  MIXED_DRIFT_REJECT, 0};
+        x->ctl = (window_control){.adaptive = !(o->window > 0.0),
+                                  .wmin = wmin,
+                                  .wmax = wmax,
+                                  .target = MIXED_DRIFT_TARGET,
+                                  .reject = MIXED_DRIFT_REJECT};
         x->W = wmin;
         int undo = journal_setup_agreed(&x->journal, &x->e, x->ctl.adaptive, x->comm);
         x->use_watch = x->ctl.adaptive && !undo;

@@ -210,8 +210,11 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     double W = e->halo && o->window > 0.0 ? o->window : wmin;
     window_watch watch = {0};
     int use_watch = 0;
-    window_control ctl = {
-        e->halo && !(o->window > 0.0), wmin, wmax, QSS_DRIFT_TARGET, QSS_DRIFT_REJECT, 0};
+    window_control ctl = {.adaptive = e->halo && !(o->window > 0.0),
+                          .wmin = wmin,
+                          .wmax = wmax,
+                          .target = QSS_DRIFT_TARGET,
+                          .reject = QSS_DRIFT_REJECT};
     qss_journal journal = {0};
     /* a window can be run again when the journal holds all it changes: the
      * discontinuities' own state is not in it */

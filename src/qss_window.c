@@ -273,11 +273,13 @@ int window_agree(window_control *c, qss_engine *e, double drift, double cap, dou
     if (v[1] < 0.0) return -1;
     drift = -v[0];
     int redo = c->adaptive && e->journal && length > c->wmin * (1.0 + 1e-9);
-    if (!redo && drift > WINDOW_DRIFT_FAIL) {
+    c->over_fail = !redo && drift > WINDOW_DRIFT_FAIL ? c->over_fail + 1 : 0;
+    if (c->over_fail >= WINDOW_FAIL_RUN) {
         eng_fail(e,
-                 "the window [%.9g, %.9g] let late ghost updates move a state by %.3g "
-                 "quanta (more than %g), and %s: the result would be wrong; %s",
-                 e->window_start, e->window_start + length, drift, WINDOW_DRIFT_FAIL,
+                 "%d windows in a row, the last [%.9g, %.9g], let late ghost updates move a "
+                 "state by more than %g quanta (%.3g in the last), and %s: the result would "
+                 "be wrong; %s",
+                 c->over_fail, e->window_start, e->window_start + length, WINDOW_DRIFT_FAIL, drift,
                  !c->adaptive ? "a window set by --window is never run again"
                  : e->journal ? "a window at --window-min is never run again"
                               : "windows of a problem with discontinuities are never run again",
