@@ -18,12 +18,20 @@ static int started_by_launcher(void) {
  * then start a helper daemon and probe every network transport (UCX, OFI):
  * 0.33 s before main's work on Debian 12's Open MPI 4.1, against 0.02 s
  * for an isolated singleton on the ob1 point-to-point layer with the self
- * transport (docs/performance.md). A user's own OMPI_MCA_* settings win. */
+ * transport (docs/performance.md). Isolated singletons all take job family
+ * 0, so their session directories are one path, /tmp/ompi.HOST.UID/jf.0/1,
+ * that the first to finish removes under the others: MPI-IO's shared-memory
+ * file pointer (sharedfp sm) kept its file there, and 2 of 180 concurrent
+ * runs failed to create their output. Hence no session directory and no
+ * sharedfp sm (HDF5 does not use shared file pointers): 0 of 360. A user's
+ * own OMPI_MCA_* settings win. */
 static void prefer_quick_singleton(void) {
     if (started_by_launcher()) return;
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
     setenv("OMPI_MCA_pml", "ob1", 0);
     setenv("OMPI_MCA_btl", "self", 0);
+    setenv("OMPI_MCA_orte_create_session_dirs", "0", 0);
+    setenv("OMPI_MCA_sharedfp", "^sm", 0);
 }
 
 int main(int argc, char **argv) {

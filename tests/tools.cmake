@@ -47,3 +47,9 @@ add_test(NAME data_safety.runs
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/data-safety-scratch)
 set_tests_properties(data_safety.runs PROPERTIES TIMEOUT 900 PROCESSORS 2)
+# One-rank runs started at once without mpirun (tests/singleton_runs_test.py):
+# isolated Open MPI singletons must not break each other's MPI-IO.
+add_test(NAME data_safety.singletons
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/singleton_runs_test.py
+          --qmol $<TARGET_FILE:qmol> --scratch ${CMAKE_CURRENT_BINARY_DIR}/singleton-scratch)
+set_tests_properties(data_safety.singletons PROPERTIES TIMEOUT 300 PROCESSORS 2)
