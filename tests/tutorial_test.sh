@@ -18,7 +18,10 @@ cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags qmol)
 cmake -S "$root/examples/gray-scott" -B "$scratch/gs" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$scratch/gs" >/dev/null
 plugin=$scratch/gs/libgray_scott.so
-"$prefix/bin/qmol" list "$plugin" | grep -q "^gray-scott: 2D Gray-Scott" \
+# (output captured first: under pipefail, grep -q's early exit can kill the
+# writer with SIGPIPE and fail a listing that was right)
+listed=$("$prefix/bin/qmol" list "$plugin")
+grep -q "^gray-scott: 2D Gray-Scott" <<<"$listed" \
   || { echo "FAIL: qmol list $plugin does not describe gray-scott"; exit 1; }
 $mpiexec -n 2 "$prefix/bin/qmol" run --problem "$plugin" --method liqss2 --tol 1e-3 \
   --tf 300 --samples 6 --output "$scratch/gs.h5" --quiet
@@ -29,7 +32,8 @@ err=$(/usr/bin/python3 "$prefix/bin/qmolpost" compare "$scratch/gs.h5" "$scratch
 echo "gray-scott: e_rr of LIQSS2 on 2 ranks against CVODE 1e-8: $err"
 /usr/bin/python3 -c "import sys; sys.exit(0 if 0 < float('$err') < 5e-3 else 1)" \
   || { echo "FAIL: e_rr $err not in (0, 5e-3)"; exit 1; }
-/usr/bin/python3 "$prefix/bin/qmolpost" plot "$scratch/gs.h5" --component 1 | grep -q "gs-plot.png"
+plotted=$(/usr/bin/python3 "$prefix/bin/qmolpost" plot "$scratch/gs.h5" --component 1)
+grep -q "gs-plot.png" <<<"$plotted"
 [ -s "$scratch/gs-plot.png" ] && [ -s "$scratch/gs.xmf" ] || { echo "FAIL: no plot or XDMF"; exit 1; }
 # the same problem compiled into a program linked with libqmol (CMake and
 # pkg-config builds): the same run gives the same numbers, bit for bit
@@ -38,7 +42,8 @@ $mpiexec -n 2 "$scratch/gs/gray_scott_run" run --problem gray-scott --method liq
 mpicc -o "$scratch/gs-pc" "$root/examples/gray-scott/gray_scott_main.c" \
   "$root/examples/gray-scott/gray_scott.c" \
   $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs qmol) -lm
-"$scratch/gs-pc" list | grep -q "^gray-scott: 2D Gray-Scott" \
+listed=$("$scratch/gs-pc" list)
+grep -q "^gray-scott: 2D Gray-Scott" <<<"$listed" \
   || { echo "FAIL: the pkg-config build does not list gray-scott"; exit 1; }
 /usr/bin/python3 - "$scratch/gs.h5" "$scratch/gs-exe.h5" <<'EOF' || { echo "FAIL: executable differs"; exit 1; }
 import sys, h5py, numpy as np
