@@ -45,6 +45,37 @@ const qmol_problem_def *registry_find(const char *name) {
     return NULL;
 }
 
+int registry_is_plugin_path(const char *name) {
+    size_t len = strlen(name);
+    return strchr(name, '/') != NULL || (len > 3 && !strcmp(name + len - 3, ".so"));
+}
+
+void registry_names(char *buf, size_t len) {
+    int count;
+    const qmol_problem_def *const *all = registry_all(&count);
+    buf[0] = '\0';
+    for (int k = 0; k < count; k++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", k ? " " : "", all[k]->name);
+    }
+}
+
+int registry_resolve(const char *what, const char *name, const qmol_problem_def **def, char *err,
+                     size_t errlen) {
+    if (registry_is_plugin_path(name)) {
+        char why[512];
+        if (plugin_load(name, def, why, sizeof why) == 0) return 0;
+        snprintf(err, errlen, "%s %s: %s", what, name, why);
+        return -1;
+    }
+    if ((*def = registry_find(name))) return 0;
+    char names[1024];
+    registry_names(names, sizeof names);
+    snprintf(err, errlen, "%s %s: unknown problem (allowed: %s, or a plugin .so path)", what, name,
+             names);
+    return -1;
+}
+
 int registry_check_def(const char *what, const qmol_problem_def *d, char *err, size_t errlen) {
     if (!d) {
         snprintf(err, errlen, "%s: no problem definition (NULL)", what);

@@ -10,6 +10,16 @@
 const qmol_problem_def *const *registry_all(int *count);
 /* A problem family by name, or NULL. */
 const qmol_problem_def *registry_find(const char *name);
+/* Whether a --problem or `qmol list` argument names a plugin file (it
+ * contains '/' or ends in ".so") rather than a registered problem. */
+int registry_is_plugin_path(const char *name);
+/* The registered names, separated by spaces, into buf (truncated to len). */
+void registry_names(char *buf, size_t len);
+/* The definition `name` stands for: a plugin loaded from its path, or a
+ * registered problem. Returns 0, or -1 with a message (`what` first, then
+ * the plugin's error or the names allowed). */
+int registry_resolve(const char *what, const char *name, const qmol_problem_def **def, char *err,
+                     size_t errlen);
 /* Adds d (checked with registry_check_def; its name must be new) for the
  * rest of the process (qmol_register_problem). Returns 0, or -1 with err. */
 int registry_add(const qmol_problem_def *d, char *err, size_t errlen);

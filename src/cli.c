@@ -17,7 +17,8 @@ static void usage(FILE *out) {
             "qmol %s: quantized-state and BDF integration of method-of-lines systems\n"
             "usage:\n"
             "  qmol run --problem NAME [options]   integrate (qmol run --help for options)\n"
-            "  qmol list [PLUGIN.so]               problems (or a plugin's), parameters, methods\n"
+            "  qmol list [NAME | PLUGIN.so]        problems (or one, or a plugin's), parameters, "
+            "methods\n"
             "  qmol info FILE.h5                   summary of a result file\n"
             "  qmol --version\n",
             QMOL_VERSION);
@@ -50,12 +51,13 @@ static void print_problem(const qmol_problem_def *d) {
     }
 }
 
-/* The built-in problems, or the plugin at `plugin` (a path). */
-static int list_problems(const char *plugin) {
+/* Every registered problem, or the one `name` stands for (a registered
+ * name or a plugin's path). */
+static int list_problems(const char *name) {
     const qmol_problem_def *d = NULL;
-    char err[512];
-    if (plugin && plugin_load(plugin, &d, err, sizeof err) != 0) {
-        fprintf(stderr, "qmol: error: qmol list %s: %s\n", plugin, err);
+    char err[1536];
+    if (name && registry_resolve("qmol list", name, &d, err, sizeof err) != 0) {
+        fprintf(stderr, "qmol: error: %s\n", err);
         return 2;
     }
     printf("Problems (qmol run --problem NAME --set KEY=VALUE):\n");
@@ -174,7 +176,7 @@ static int dispatch(int argc, char **argv, int rank) {
     }
     if (!strcmp(argv[1], "list")) {
         if (argc > 3) {
-            if (rank == 0) fprintf(stderr, "qmol: error: usage: qmol list [PLUGIN.so]\n");
+            if (rank == 0) fprintf(stderr, "qmol: error: usage: qmol list [NAME | PLUGIN.so]\n");
             return 2;
         }
         return rank0_verdict(rank == 0 ? list_problems(argc == 3 ? argv[2] : NULL) : 0);

@@ -58,21 +58,6 @@ static int qss_pieces_per_rank(int64_t n, int size) {
  * "_cid-N-PID.sm"): with 255, names of 215 characters and less. */
 #define OUTPUT_NAME_MARGIN 40
 
-static int is_plugin_path(const char *name) {
-    size_t len = strlen(name);
-    return strchr(name, '/') != NULL || (len > 3 && !strcmp(name + len - 3, ".so"));
-}
-
-static void list_names(char *buf, size_t len) {
-    int count;
-    const qmol_problem_def *const *all = registry_all(&count);
-    buf[0] = '\0';
-    for (int k = 0; k < count; k++) {
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s", k ? " " : "", all[k]->name);
-    }
-}
-
 /* Resolves the problem parameters. Each assignment is first checked alone, so
  * that a bad one from an INI file is reported with its file, line and key as
  * written there rather than as a --set option. */
@@ -522,17 +507,8 @@ int run_execute(const run_config *cin) {
     double w0 = wallclock_seconds();
     char err[1024] = "";
     const qmol_problem_def *def = NULL;
-    if (is_plugin_path(c.problem)) {
-        if (plugin_load(c.problem, &def, err, sizeof err) != 0) {
-            SAY("qmol: error: --problem %s: %s\n", c.problem, err);
-            return 2;
-        }
-    } else if (!(def = registry_find(c.problem))) {
-        char names[1024];
-        list_names(names, sizeof names);
-        SAY("qmol: error: --problem %s: unknown problem (allowed: %s, or a plugin .so "
-            "path)\n",
-            c.problem, names);
+    if (registry_resolve("--problem", c.problem, &def, err, sizeof err) != 0) {
+        SAY("qmol: error: %s\n", err);
         return 2;
     }
     double *values = calloc((size_t)def->nparams + 1, sizeof *values);

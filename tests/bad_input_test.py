@@ -597,7 +597,10 @@ def files_cases():
         Case("list_plugin_no_entry", ["list", "{d}/noentry.so"],
              r"{d}/noentry\.so.*qmol_plugin_problem",
              files={"noentry.so": c_plugin(PLUGIN_NO_ENTRY)}),
-        Case("list_two_arguments", ["list", "a.so", "b.so"], r"qmol list \[PLUGIN\.so\]"),
+        Case("list_two_arguments", ["list", "a.so", "b.so"],
+             r"qmol list \[NAME \| PLUGIN\.so\]"),
+        Case("list_unknown_name", ["list", "heat-2d"],
+             r"qmol list heat-2d: unknown problem \(allowed: .*heat2d.*, or a plugin \.so path\)"),
         # qmol info
         Case("info_missing", ["info", "{d}/missing.h5"], r"^{d}/missing\.h5: ",
              prefix="qmol info: "),

@@ -661,6 +661,24 @@ def group_list_info(group):
         case.check(m in words, f"`qmol list` does not mention method {m}")
     cases.append(case)
 
+    # one built-in by name (it was taken for a plugin path: "not a loadable
+    # shared object"), and an unknown name
+    case = Case(group, "list_one")
+    dd = case_dir(group, "list_one")
+    rc, out, err = case.qmol(["list", "heat2d"], cwd=dd)
+    case.check(rc == 0, "`qmol list heat2d`: expected exit 0")
+    described = [line.split(":")[0] for line in out.splitlines()
+                 if line and not line.startswith(" ") and ":" in line]
+    case.check("heat2d" in described, "`qmol list heat2d` does not describe heat2d")
+    case.check("adr1d" not in described and "heat1d" not in described,
+               f"`qmol list heat2d` describes other problems too: {described}")
+    rc, out, err = case.qmol(["list", "heat-2d"], cwd=dd)
+    case.check(rc == 2, f"`qmol list heat-2d`: exit {rc}, expected 2")
+    case.check("heat-2d" in err and "unknown problem" in err and "heat2d" in err,
+               f"`qmol list heat-2d` does not name the input and the allowed names: {err!r}")
+    case.check(out == "", f"`qmol list heat-2d` printed on stdout: {out!r}")
+    cases.append(case)
+
     case = Case(group, "info")
     dd = case_dir(group, "info")
     path = os.path.join(dd, "out.h5")
