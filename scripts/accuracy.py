@@ -1,6 +1,9 @@
 """accuracy: what the accuracy scripts and tests share about result files.
 
   read_result(path)      a qmol result file as a Result: time, states, attrs, stats
+  stats_of(f)            /stats's attributes of an open file: seconds (wall_*,
+                         events_per_second) as float, counts as int
+  read_stats(path)       the same from a path, without reading /states
   e_rr(x, ref)           ||x - ref||_2 / ||ref||_2 over all samples and states
                          (thesis eq. 4.11)
   max_error(x, ref)      max |x - ref|
@@ -8,14 +11,27 @@
                          file's sample times (f: an open h5py.File or a Result)
   markdown_table(h, r)   a markdown table, columns padded to line up
 
-Used by scripts/accuracy-matrix and tests/mpi_runs.py (which add this
-directory to sys.path). Needs h5py and numpy: Debian's /usr/bin/python3 has
+Used by scripts/accuracy-matrix, bench-engine, bench-serial, scaling and
+tests/mpi_runs.py (which add this directory to sys.path). Needs h5py and numpy: Debian's /usr/bin/python3 has
 them (python3-h5py, python3-numpy).
 """
 import math
 
 import h5py
 import numpy as np
+
+
+def stats_of(f):
+    """/stats's attributes of an open h5py.File: float for wall_* and
+    events_per_second, int for the counts."""
+    return {k: (float(v) if k.startswith("wall") or k == "events_per_second" else int(v))
+            for k, v in f["stats"].attrs.items()}
+
+
+def read_stats(path):
+    """stats_of the file at path."""
+    with h5py.File(path, "r") as f:
+        return stats_of(f)
 
 
 def text(v):
