@@ -244,9 +244,9 @@ static void renew_bdf_columns(mixed *x, double t, double span) {
 #define VIEW_DRIFT 0.5
 
 /* The longest window over which the QSS block's view of the BDF states it
- * reads, their Taylor polynomial about the window start, stays within
- * a quantum of the truth: dQ / |y'| for a constant view (first-order
- * methods), sqrt(2 VIEW_DRIFT dQ / |y''|) for a linear one.
+ * reads, their Taylor polynomial about the window start, stays close to
+ * the truth: within dQ for a constant view (first-order methods, dQ / |y'|),
+ * within VIEW_DRIFT dQ for a linear one (sqrt(2 VIEW_DRIFT dQ / |y''|)).
  * CVODE sizes its steps for its own error, not for this extrapolation:
  * without the limit heat1d's error under mixed QSS2 stopped shrinking with
  * the tolerance (2.0e-3 at 1e-3, 9.5e-4 at 1e-4) and under QSS1 reached 20

@@ -275,18 +275,21 @@ int window_agree(window_control *c, qss_engine *e, double drift, double cap, dou
     int redo = c->adaptive && e->journal && length > c->wmin * (1.0 + 1e-9);
     c->over_fail = !redo && drift > WINDOW_DRIFT_FAIL ? c->over_fail + 1 : 0;
     if (c->over_fail >= WINDOW_FAIL_RUN) {
+        const char *why = "windows of a problem with discontinuities are never run again";
+        const char *fix = "give a smaller --window-max";
+        if (!c->adaptive) {
+            why = "a window set by --window is never run again";
+            fix = "give a shorter --window, or leave it out (windows set by their error)";
+        } else if (e->journal) {
+            why = "a window at --window-min is never run again";
+            fix = "give a smaller --window-min";
+        }
         eng_fail(e,
                  "%d windows in a row, the last [%.9g, %.9g], let late ghost updates move a "
                  "state by more than %g quanta (%.3g in the last), and %s: the result would "
                  "be wrong; %s",
                  c->over_fail, e->window_start, e->window_start + length, WINDOW_DRIFT_FAIL, drift,
-                 !c->adaptive ? "a window set by --window is never run again"
-                 : e->journal ? "a window at --window-min is never run again"
-                              : "windows of a problem with discontinuities are never run again",
-                 !c->adaptive
-                     ? "give a shorter --window, or leave it out (windows set by their error)"
-                 : e->journal ? "give a smaller --window-min"
-                              : "give a smaller --window-max");
+                 why, fix);
         return -1;
     }
     if (!c->adaptive) return WINDOW_ACCEPTED;
