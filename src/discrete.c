@@ -30,6 +30,7 @@ void discrete_free(discrete *d) {
     free(d->sign), free(d->mine), free(d->fired), free(d->vals), free(d->vals2), free(d->curv),
         free(d->slopes), free(d->watched_own);
     heap_free(&d->heap);
+    discrete_undo_free(d);
     memset(d, 0, sizeof *d);
 }
 
@@ -347,6 +348,7 @@ static void predict(qss_engine *e, discrete *d, int64_t c, double t) {
     if (!d->mine[c]) return; /* another rank evaluates it (heap time stays infinite) */
     double next;
     signed char s = sign_and_next(e, d, c, t, &next);
+    discrete_undo_keep(d, c);
     if (d->sign[c] == 0) d->sign[c] = s;
     if (s != 0 && s != d->sign[c]) next = t;
     if (next < t || (next == t && s == d->sign[c])) next = nextafter(t, INFINITY);
@@ -436,7 +438,6 @@ double discrete_next_time(const qss_engine *e) {
 int discrete_window_end(qss_engine *e, double T) {
     discrete *d = e->disc;
     const qmol_problem *p = d->p;
-    const integrator_options *o = e->o;
     int time_due = heap_time(&d->heap, (int32_t)d->nc) <= T;
     for (int round = 0;; round++) {
         /* each crossing's owner looks at its sign; every rank learns */
@@ -466,7 +467,7 @@ int discrete_window_end(qss_engine *e, double T) {
             p->on_time_event(p->data, T);
             if (d->rank == 0) {
                 e->stats->time_events++;
-                if (o->on_discrete) o->on_discrete(o->discrete_ctx, T, -1, 0);
+                discrete_report(e, T, -1, 0);
             }
             double next = p->next_time_event(p->data, T);
             if (!(next > T)) {
@@ -483,7 +484,7 @@ int discrete_window_end(qss_engine *e, double T) {
             p->on_crossing(p->data, c, d->fired[c], T);
             if (d->rank == 0) {
                 e->stats->crossings++;
-                if (o->on_discrete) o->on_discrete(o->discrete_ctx, T, c, d->fired[c]);
+                discrete_report(e, T, c, d->fired[c]);
             }
         }
         after_handler(e, d, T);
@@ -494,22 +495,23 @@ void discrete_event(qss_engine *e, double t) {
     discrete *d = e->disc;
     const qmol_problem *p = d->p;
     int32_t c = heap_top(&d->heap);
-    const integrator_options *o = e->o;
     if (c == d->nc) { /* a time event */
         p->on_time_event(p->data, t);
         e->stats->time_events++;
-        if (o->on_discrete) o->on_discrete(o->discrete_ctx, t, -1, 0);
+        discrete_report(e, t, -1, 0);
         double next = p->next_time_event(p->data, t);
         if (!(next > t)) {
             eng_fail(e, "next_time_event(t=%.17g) returned %.17g: must be later than t", t, next);
             return;
         }
+        discrete_undo_keep(d, d->nc);
         heap_update(&d->heap, (int32_t)d->nc, next);
         after_handler(e, d, t);
         return;
     }
     double next;
     signed char s = sign_and_next(e, d, c, t, &next);
+    discrete_undo_keep(d, c);
     if (s == 0 || s == d->sign[c]) { /* not crossed yet: predict again */
         heap_update(&d->heap, c, next > t ? next : nextafter(t, INFINITY));
         return;
@@ -518,6 +520,6 @@ void discrete_event(qss_engine *e, double t) {
     d->sign[c] = s;
     p->on_crossing(p->data, c, direction, t);
     e->stats->crossings++;
-    if (o->on_discrete) o->on_discrete(o->discrete_ctx, t, c, direction);
+    discrete_report(e, t, c, direction);
     after_handler(e, d, t);
 }

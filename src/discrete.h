@@ -16,6 +16,7 @@
 #ifndef QMOL_DISCRETE_H
 #define QMOL_DISCRETE_H
 
+#include "discrete_undo.h"
 #include "heap.h"
 #include "integrator.h"
 #include "model.h"
@@ -47,7 +48,8 @@ typedef struct discrete {
     int collective, rank;
     MPI_Comm comm;
     unsigned char *mine;
-    int *fired; /* scratch: direction per crossing */
+    int *fired;         /* scratch: direction per crossing */
+    discrete_undo undo; /* taking a rejected window back (several ranks) */
 } discrete;
 
 /* Whether the problem has crossing functions or time events. */

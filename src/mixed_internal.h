@@ -77,11 +77,11 @@ typedef struct mixed {
     int limited;        /* the step limit has cut this window */
     int coupling;
     qss_exchange qx;    /* several ranks: the QSS block's window exchange */
-    window_watch watch; /* several ranks with discontinuities: the window watch */
+    window_watch watch; /* several ranks without undo: the window watch */
     int use_watch;
     window_control ctl;  /* several ranks: the window controller (docs/parallel.md) */
     double W;            /* its next window length */
-    qss_journal journal; /* several ranks without discontinuities: the window's undo log */
+    qss_journal journal; /* several ranks, adaptive windows: the window's undo log */
     uint64_t exchanges;  /* layout halo exchanges (several ranks) */
 } mixed;
 

@@ -419,7 +419,7 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
         x->T = T_end;
         e->window_start = T;
         window_mark mark = {last_t, same_time, e->stats->events};
-        if (e->journal) journal_begin(e->journal);
+        journal_begin(e);
         eng_run_events(e, T_end, x->use_watch ? &x->watch : NULL, &last_t, &same_time);
         if (e->failed && !x->distributed) return -1;
         /* one rank: a handler at the window start changed BDF rows, so
@@ -450,6 +450,7 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
                 journal_take_back(e, &mark, &last_t, &same_time);
                 continue;
             }
+            journal_accept(e);
         }
         if (catch_up(x, T_end, free_end - T, err, errlen)) return -1;
         if (x->distributed && window_discontinuities(x, T_end, err, errlen)) return -1;
@@ -501,7 +502,7 @@ static void start(mixed *x) {
     if (x->distributed) {
         /* the window controller starts from the shortest window; a window
          * can be run again when the journal holds all it changes (the
-         * discontinuities' own state is not in it); without, the window watch
+         * discontinuities' too: discrete_undo.h); without, the window watch
          * bounds windows beforehand, as in pure QSS runs */
         double wmin, wmax;
         window_bounds(o, &wmin, &wmax);
@@ -512,7 +513,7 @@ static void start(mixed *x) {
                                   .reject = MIXED_DRIFT_REJECT};
         x->W = wmin;
         int undo = journal_setup_agreed(&x->journal, &x->e, x->ctl.adaptive, x->comm);
-        x->use_watch = x->ctl.adaptive && !undo;
+        x->use_watch = x->ctl.adaptive && (!undo || problem_has_discontinuities(x->e.p));
     }
     if (x->use_watch) watch_start(&x->watch, &x->e, o->t0);
     start_window(x, o->t0);

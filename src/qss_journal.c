@@ -1,6 +1,8 @@
 /* qss_journal.c: undo log of a QSS window (see qss_journal.h). */
 #include "qss_journal.h"
 
+#include "discrete.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +57,10 @@ void journal_free(qss_journal *j) {
     memset(j, 0, sizeof *j);
 }
 
-void journal_begin(qss_journal *j) {
+void journal_begin(qss_engine *e) {
+    qss_journal *j = e->journal;
+    if (!j) return;
+    if (e->disc) discrete_undo_begin(e);
     j->used = 0;
     j->overflow = 0;
     if (++j->window == 0) { /* the stamps wrapped: start them again */
@@ -69,8 +74,7 @@ static size_t record_size(const qss_engine *e, int32_t i) {
     size_t size = 1 + COMMON_FIELDS;
     if (i >= e->n) return size;
     const qss_journal *j = e->journal;
-    size +=
-        1 + (e->diag != NULL) + (e->activity != NULL) + (size_t)j->nmethod;
+    size += 1 + (e->diag != NULL) + (e->activity != NULL) + (size_t)j->nmethod;
     if (e->entry) size += (size_t)(e->m->row_ptr[i + 1] - e->m->row_ptr[i]);
     return size;
 }
@@ -131,15 +135,21 @@ int journal_restore(qss_engine *e) {
     return 0;
 }
 
+void journal_accept(qss_engine *e) {
+    if (e->journal && e->disc) discrete_undo_accept(e);
+}
+
 int journal_setup_agreed(qss_journal *j, qss_engine *e, int adaptive, MPI_Comm comm) {
-    int undo = adaptive && !e->disc && journal_init(j, e) == 0;
+    int undo =
+        adaptive && (!e->disc || discrete_undo_init(e->disc) == 1) && journal_init(j, e) == 0;
     MPI_Allreduce(MPI_IN_PLACE, &undo, 1, MPI_INT, MPI_MIN, comm); /* all or none */
     if (!undo) e->journal = NULL;
     return undo;
 }
 
 void journal_take_back(qss_engine *e, const window_mark *m, double *last_t, uint64_t *same_time) {
-    if (journal_restore(e) != 0) eng_fail(e, "out of memory for the window's undo log");
+    if (journal_restore(e) != 0 || (e->disc && discrete_undo_restore(e) != 0))
+        eng_fail(e, "out of memory for the window's undo log");
     *last_t = m->last_t, *same_time = m->same_time;
     e->stats->windows_rejected++;
     e->stats->events_rejected += e->stats->events - m->events;

@@ -36,8 +36,11 @@ typedef struct qss_journal {
  * memory, or a method whose state cannot be logged). */
 int journal_init(qss_journal *j, qss_engine *e);
 void journal_free(qss_journal *j);
-/* A new window starts: nothing logged. */
-void journal_begin(qss_journal *j);
+/* A new window starts at e->window_start: nothing logged (no-op without a
+ * journal). */
+void journal_begin(qss_engine *e);
+/* The window is accepted: the discontinuities it handled are reported. */
+void journal_accept(qss_engine *e);
 /* Saves state i's fields unless this window did already. */
 void journal_save(qss_engine *e, int32_t i);
 static inline void journal_touch(qss_engine *e, int32_t i) {
@@ -49,8 +52,9 @@ static inline void journal_touch(qss_engine *e, int32_t i) {
 int journal_restore(qss_engine *e);
 
 /* Several ranks, collective over comm: sets up j as e's journal when every
- * rank can (adaptive windows, no discontinuities, memory); otherwise none
- * has one (e->journal NULL). Returns whether windows can be run again. */
+ * rank can (adaptive windows, memory, and discontinuities that can be
+ * taken back: discrete_undo.h); otherwise none has one (e->journal NULL).
+ * Returns whether windows can be run again. */
 int journal_setup_agreed(qss_journal *j, qss_engine *e, int adaptive, MPI_Comm comm);
 
 /* Where a window started, to take it back. */
@@ -59,8 +63,9 @@ typedef struct window_mark {
     uint64_t same_time, events;
 } window_mark;
 
-/* A rejected window: its states put back (journal_restore), the event
- * loop's clock and counters as they were; events count the solution's, the
+/* A rejected window: its states and discontinuities put back
+ * (journal_restore, discrete_undo_restore), the event loop's clock and
+ * counters as they were; events count the solution's, the
  * redone ones go to events_rejected. */
 void journal_take_back(qss_engine *e, const window_mark *m, double *last_t, uint64_t *same_time);
 

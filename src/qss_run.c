@@ -216,15 +216,16 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
                           .target = QSS_DRIFT_TARGET,
                           .reject = QSS_DRIFT_REJECT};
     qss_journal journal = {0};
-    /* a window can be run again when the journal holds all it changes: the
-     * discontinuities' own state is not in it */
+    /* a window can be run again when the journal holds all it changes (the
+     * discontinuities' too: discrete_undo.h) */
     if (ctl.adaptive) {
         int undo = journal_setup_agreed(&journal, e, 1, comm);
-        /* without undo (discontinuities) an over-long window cannot be taken
+        /* without undo (discontinuities whose discrete variables cannot be
+         * saved) an over-long window cannot be taken
          * back: the window watch bounds it beforehand as well (qss1 on the
          * thermostat at P = 3 had e_rr 1.9e-2 without, 8.2e-3 with the
          * watch alone) */
-        use_watch = !undo;
+        use_watch = !undo || problem_has_discontinuities(e->p);
         if (use_watch && watch_init(e, &watch) != 0)
             eng_fail(e, "out of memory for the window watch");
         if (use_watch) watch_start(&watch, e, o->t0);
@@ -259,7 +260,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         if (t_discrete > T && t_discrete < T_end) T_end = t_discrete;
         window_mark mark = {last_t, same_time, stats->events};
         e->window_start = T;
-        if (e->journal) journal_begin(e->journal);
+        journal_begin(e);
         eng_run_events(e, T_end, use_watch ? &watch : NULL, &last_t, &same_time);
         if (!e->halo) T_end = e->window_end; /* earlier when a stop was requested */
         if (!e->halo && o->progress && progress_due(o->progress))
@@ -280,6 +281,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
                 journal_take_back(e, &mark, &last_t, &same_time);
                 continue;
             }
+            journal_accept(e);
             if (e->disc && e->disc->collective) discrete_window_end(e, T_end);
         }
         stats->windows++;
