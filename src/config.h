@@ -39,7 +39,7 @@ typedef struct run_config {
     char *output;          /* NULL: <problem>.h5 */
     int overwrite;
     int use_jacobian;
-    linsol_id linsol;
+    int linsol; /* LINSOL_* */
     int max_order;
     int precond;                           /* PRECOND_* */
     double window, window_min, window_max; /* 0: adaptive / defaults */
@@ -47,7 +47,7 @@ typedef struct run_config {
     int64_t coarsen_above;                 /* 0: the partitioner's default */
     int pieces;                            /* METIS pieces per rank, 0: the method's default */
     /* --method mixed */
-    method_id qss_method; /* the QSS block's method (default liqss2) */
+    method_id qss_method; /* the QSS block's method (default mliqss2) */
     char *bdf_rule;       /* --bdf RULE */
     char *bdf_file;       /* --bdf-file PATH */
     int assign_auto;      /* --assign auto */
@@ -70,6 +70,9 @@ typedef struct run_config {
 /* Parses `qmol run` arguments (argv after "run"). Returns 0, or 2 with a
  * one-line message in err. */
 int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen);
+/* Appends a problem parameter assignment "key=value"; origin (may be NULL)
+ * says where it came from. Returns 0 or -1 (out of memory). */
+int config_add_set(run_config *c, const char *assignment, const char *origin);
 void config_free(run_config *c);
 /* The help text for `qmol run`. */
 void config_usage(void);
