@@ -69,8 +69,10 @@ static int list_problems(const char *name) {
         for (int k = 0; k < count; k++)
             print_problem(all[k]);
     }
-    printf("\nMethods (--method): qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2 cvode "
-           "mixed\n");
+    printf("\nMethods (--method):");
+    for (int m = 0; m < METHOD_COUNT; m++)
+        printf(" %s", method_name((method_id)m));
+    printf("\n");
     return 0;
 }
 
