@@ -97,6 +97,46 @@ static int restart_extra(const char *arg, int *takes_value) {
     return 0;
 }
 
+/* Whether s is a number and nothing else (a value of --checkpoint-every
+ * without a unit, as checkpoints before "t=" stored it). */
+static int bare_number(const char *s, size_t len) {
+    char buf[64], *end;
+    if (len == 0 || len >= sizeof buf) return 0;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    strtod(buf, &end);
+    return end == buf + len;
+}
+
+/* The stored arguments (one per line) with an older checkpoint's
+ * "--checkpoint-every N" (simulated time, no unit then) written as "t=N",
+ * the form that says so now. Returns a new string, or NULL (out of memory). */
+static char *upgrade_stored_args(const char *args) {
+    static const char flag[] = "--checkpoint-every";
+    size_t len = strlen(args), lines = 0;
+    for (const char *p = args; *p; p++)
+        lines += *p == '\n';
+    char *out = malloc(len + 2 * lines + 1), *o = out;
+    if (!out) return NULL;
+    int after_flag = 0;
+    for (const char *p = args, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+        size_t n = (size_t)(nl - p);
+        const char *value = NULL;
+        if (after_flag)
+            value = p;
+        else if (n > sizeof flag && !strncmp(p, flag, sizeof flag - 1) && p[sizeof flag - 1] == '=')
+            value = p + sizeof flag;
+        size_t head = value ? (size_t)(value - p) : n;
+        memcpy(o, p, head), o += head;
+        if (value && bare_number(value, n - head)) *o++ = 't', *o++ = '=';
+        memcpy(o, p + head, n - head), o += n - head;
+        *o++ = '\n';
+        after_flag = n == sizeof flag - 1 && !strncmp(p, flag, n);
+    }
+    *o = '\0';
+    return out;
+}
+
 /* With --restart CKPT among args: *out holds the run's arguments stored in
  * the checkpoint, then the allowed ones given here, then --restart CKPT
  * (*out_argc of them; free *out and *words). Without it, *out = NULL.
@@ -113,6 +153,14 @@ static int restart_args(int argc, char **argv, int *out_argc, char ***out, char 
     if (!path) return 0;
     ckpt_info info;
     if (ckpt_read_info(path, &info, err, errlen)) return 2;
+    char *upgraded = upgrade_stored_args(info.args);
+    if (!upgraded) {
+        ckpt_info_free(&info);
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    free(info.args);
+    info.args = upgraded;
     int count = 0;
     for (const char *p = info.args; *p; p++)
         count += *p == '\n';

@@ -37,7 +37,7 @@ int output_plan_build(output_plan *o, const run_config *c, const qmol_problem *p
     /* each simulated-time checkpoint ends a window: a million is plenty */
     if (c->checkpoint_sim > 0.0 && c->checkpoint_sim < (o->tf - p->t0) / MAX_CHECKPOINTS) {
         snprintf(err, errlen,
-                 "--checkpoint-every %g: more than %.0f checkpoints over [%g, %g]; the "
+                 "--checkpoint-every t=%g: more than %.0f checkpoints over [%g, %g]; the "
                  "simulated-time interval must be at least (tf - t0) / %.0f = %g",
                  c->checkpoint_sim, MAX_CHECKPOINTS, p->t0, o->tf, MAX_CHECKPOINTS,
                  (o->tf - p->t0) / MAX_CHECKPOINTS);

@@ -250,20 +250,32 @@ static int set_sample_times(run_config *c, const run_option *o, const char *valu
     return SET_OK;
 }
 
-/* "0.5" (simulated time) or "600s", "10m", "2h" (wall time), or "off". */
+/* "t=0.5" (simulated time) or "600s", "10m", "2h" (wall time), or "off". A
+ * bare number is refused: 600 read as simulated time surprised users who
+ * meant seconds. */
 static int set_checkpoint_every(run_config *c, const run_option *o, const char *value, char *why,
                                 size_t whylen) {
     c->checkpoint_off = !strcmp(value, "off");
     c->checkpoint_sim = c->checkpoint_wall = 0.0;
     if (c->checkpoint_off) return SET_OK;
+    int sim = !strncmp(value, "t=", 2);
+    const char *number = sim ? value + 2 : value;
     char *end;
-    double v = strtod(value, &end);
-    double unit = end == value        ? -1.0
-                  : !strcmp(end, "")  ? 0.0
-                  : !strcmp(end, "s") ? 1.0
-                  : !strcmp(end, "m") ? 60.0
-                  : !strcmp(end, "h") ? 3600.0
-                                      : -1.0;
+    double v = strtod(number, &end);
+    double unit = -1.0; /* seconds per unit of the value; 0: simulated time */
+    if (end == number || (sim && *end)) {
+        unit = -1.0;
+    } else if (sim) {
+        unit = 0.0;
+    } else if (!strcmp(end, "s") || !strcmp(end, "m") || !strcmp(end, "h")) {
+        unit = *end == 's' ? 1.0 : *end == 'm' ? 60.0 : 3600.0;
+    } else if (!*end && v > 0.0 && isfinite(v)) {
+        snprintf(why, whylen,
+                 "a number needs its kind: t=%s for every %s of simulated time, %ss (or m, h) "
+                 "for wall time",
+                 number, number, number);
+        return SAY_VALUE;
+    }
     /* 1e306h is not a wall time */
     if (unit < 0.0 || !isfinite(v) || !(v > 0.0) || !isfinite(v * unit))
         return say(why, whylen, SAY_VALUE, o->must);
@@ -392,11 +404,11 @@ static const run_option options[] = {
      .field = FIELD(activity_per_sample),
      CHOICE("total samples", activity_values, "must be total or samples")},
     {"checkpoint-every", "I",
-     "write a checkpoint every I of simulated time, or of wall\ntime with a unit: 600s, 10m, 2h; "
+     "write a checkpoint every I: of simulated time as t=0.5,\nof wall time as 600s, 10m, 2h; "
      "off: none (default:\n30m; SIGTERM and SIGINT always stop at a checkpoint)",
      .set = set_checkpoint_every,
-     .must = "must be a simulated time > 0, a wall time > 0 with a unit (600s, 10m, 2h), or "
-             "off"},
+     .must = "must be a simulated time > 0 (t=0.5), a wall time > 0 with a unit (600s, 10m, "
+             "2h), or off"},
     {"checkpoint-file", "F", "the checkpoint (default: the output with .ckpt.h5)",
      .field = FIELD(checkpoint_file), TEXT("file name")},
     {"keep-last-window", "W",

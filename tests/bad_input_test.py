@@ -431,16 +431,19 @@ def options_cases():
              r"--bdf-file: empty file name"),
         Case("output_empty", base() + ["--output="], r"--output: empty output path"),
         Case("checkpoint_every_no_unit", base() + ["--checkpoint-every", "10x"],
-             quoted("--checkpoint-every", "10x") + r": must be a simulated time > 0, a wall "
-             r"time > 0 with a unit"),
-        Case("checkpoint_every_zero", base() + ["--checkpoint-every", "0"],
-             quoted("--checkpoint-every", "0") + r": must be a simulated time > 0"),
+             quoted("--checkpoint-every", "10x") + r": must be a simulated time > 0 \(t=0\.5\), "
+             r"a wall time > 0 with a unit"),
+        Case("checkpoint_every_bare_number", base() + ["--checkpoint-every", "600"],
+             quoted("--checkpoint-every", "600") + r": a number needs its kind: t=600 for every "
+             r"600 of simulated time, 600s \(or m, h\) for wall time"),
+        Case("checkpoint_every_zero", base() + ["--checkpoint-every", "t=0"],
+             quoted("--checkpoint-every", "t=0") + r": must be a simulated time > 0"),
         Case("checkpoint_every_nan", base() + ["--checkpoint-every", "nan"],
              quoted("--checkpoint-every", "nan") + r": must be a simulated time > 0"),
         Case("checkpoint_every_wall_overflow", base() + ["--checkpoint-every", "1e306h"],
              quoted("--checkpoint-every", "1e306h") + r": must be a simulated time > 0"),
-        Case("checkpoint_every_too_small", base() + ["--checkpoint-every", "1e-300"],
-             quoted("--checkpoint-every", "1e-300") + r": more than 1000000 checkpoints over "
+        Case("checkpoint_every_too_small", base() + ["--checkpoint-every", "t=1e-300"],
+             quoted("--checkpoint-every", "t=1e-300") + r": more than 1000000 checkpoints over "
              r"\[0, 0\.001\]"),
         Case("keep_last_window_not_on_off", base() + ["--keep-last-window", "yes"],
              quoted("--keep-last-window", "yes") + r": must be on or off"),
@@ -584,7 +587,7 @@ def files_cases():
              r"time span \[0, inf\] is not finite.*--tf",
              files={"endless.so": c_plugin(PLUGIN_ENDLESS)}),
         Case("checkpoint_plugin_without_discrete",
-             ["run", "--problem", "{d}/switch.so", "--checkpoint-every", "0.1", "--output",
+             ["run", "--problem", "{d}/switch.so", "--checkpoint-every", "t=0.1", "--output",
               "{d}/out.h5"],
              r"--checkpoint-every: not available for switch \(it does not expose its discrete "
              r"variables: qmol_problem\.n_discrete, get_discrete, set_discrete\)",

@@ -170,6 +170,34 @@ def heat_exact(path):
     return np.array([x0 * math.exp(-lam * tk) for tk in t])
 
 
+def older_checkpoint(args, where, fails):
+    """A checkpoint written before --checkpoint-every needed "t=" stored a bare
+    number, which meant simulated time: a restart from it (a copy of where's,
+    its args rewritten so, without the strings' checksum as such files had)
+    goes on with that meaning and ends as the run that was not stopped."""
+    old = where + "-older"
+    shutil.rmtree(old, ignore_errors=True)
+    shutil.copytree(where, old)
+    ck = os.path.join(old, "run.ckpt.h5")
+    with h5py.File(ck, "r+") as f:
+        stored = f.attrs["args"]
+        stored = stored.decode() if isinstance(stored, bytes) else str(stored)
+        if "--checkpoint-every\nt=0.1\n" not in stored:
+            fails.append("older checkpoint: the stored arguments lack t=0.1: %r" % stored)
+            return
+        f.attrs["args"] = stored.replace("--checkpoint-every\nt=0.1\n",
+                                         "--checkpoint-every\n0.1\n")
+        del f.attrs["strings_checksum"]
+    r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=old,
+                       capture_output=True, text=True, timeout=600)
+    ok = r.returncode == 0 and same_run(os.path.join(old, "run.h5"),
+                                        os.path.join(where, "full.h5"))
+    print("older checkpoint (--checkpoint-every 0.1 stored): resumed: exit %d, identical %s"
+          % (r.returncode, ok))
+    if not ok:
+        fails.append("older checkpoint resumed: exit %d: %s" % (r.returncode, r.stderr.strip()))
+
+
 def small_runs(args, s, fails):
     """The 1-rank runs of a few seconds (also run under the sanitizers)."""
     # more methods: their whole state is saved, so the run goes on unchanged
@@ -177,11 +205,13 @@ def small_runs(args, s, fails):
         where = fresh(os.path.join(s, "method-%s-%s" % (method, problem[1])))
         run_args = problem + ["--method", method]
         subprocess.run(cmd(args, 1) + run_args + ["--output", "full.h5"], cwd=where, check=True)
-        p = start_and_wait(args, run_args + ["--output", "run.h5", "--checkpoint-every", "0.1"],
+        p = start_and_wait(args, run_args + ["--output", "run.h5", "--checkpoint-every", "t=0.1"],
                            where, 1, until)
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
         t_m = ckpt_time(os.path.join(where, "run.ckpt.h5"))
+        if method == METHOD_CASES[0][0]:
+            older_checkpoint(args, where, fails)
         r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=where,
                            capture_output=True, text=True, timeout=600)
         out, full_m = os.path.join(where, "run.h5"), os.path.join(where, "full.h5")
@@ -203,7 +233,7 @@ def small_runs(args, s, fails):
     blow = fresh(os.path.join(s, "blowup"))
     r = subprocess.run(cmd(args, 1) + ["--problem", "adr1d", "--set", "r=-1", "--set", "u0=1.5",
                                        "--method", "liqss2", "--output", "run.h5",
-                                       "--checkpoint-every", "0.1", "--quiet"],
+                                       "--checkpoint-every", "t=0.1", "--quiet"],
                        cwd=blow, capture_output=True, text=True, timeout=120)
     m = re.search(r"at t=([0-9.e+-]+).*\(the last checkpoint, at t = ([0-9.e+-]+), is "
                   r"run\.ckpt\.h5: qmol run --restart run\.ckpt\.h5\)", r.stderr)
@@ -227,7 +257,7 @@ def small_runs(args, s, fails):
     gone = fresh(os.path.join(s, "unwritable"))
     os.makedirs(os.path.join(gone, "cks"))
     p = subprocess.Popen(cmd(args, 1) + SMALL + ["--method", "liqss2", "--checkpoint-every",
-                                                 "1", "--checkpoint-file", "cks/run.ckpt.h5",
+                                                 "t=1", "--checkpoint-file", "cks/run.ckpt.h5",
                                                  "--output", "run.h5"],
                          cwd=gone, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     while p.poll() is None and not os.path.exists(os.path.join(gone, "run.h5.partial")):
@@ -305,7 +335,7 @@ def repeated_signals(args, s, fails):
     where = fresh(os.path.join(s, "timeout-1"))
     # ADR to tf = 12: longer than the 3 s the signals leave it
     run_args = [a if a != "4" or ADR[i - 1] != "--tf" else "12" for i, a in enumerate(ADR)]
-    run_args += ["--output", "run.h5", "--checkpoint-every", "0.25"]
+    run_args += ["--output", "run.h5", "--checkpoint-every", "t=0.25"]
     # timeout's own exit code would be 124; --preserve-status gives qmol's
     r = subprocess.run(["timeout", "--preserve-status", "-s", "TERM", "3"] + cmd(args, 1) +
                        run_args, cwd=where, capture_output=True, text=True, timeout=600)
@@ -321,7 +351,7 @@ def repeated_signals(args, s, fails):
             fails.append("timeout, 1 rank, resumed: exit %d: %s"
                          % (resumed.returncode, resumed.stderr))
     for ranks in (1, 2):
-        double_sigterm(args, s, ranks, ADR + ["--output", "run.h5", "--checkpoint-every", "0.25"],
+        double_sigterm(args, s, ranks, ADR + ["--output", "run.h5", "--checkpoint-every", "t=0.25"],
                        fails)
 
 
@@ -430,7 +460,7 @@ def main():
 
     # SIGKILL after a checkpoint at t >= 1.5; resumed on 1 and on 2 ranks
     killed = fresh(os.path.join(s, "killed"))
-    p = start_and_wait(args, ADR + ["--output", "run.h5", "--checkpoint-every", "0.25"], killed,
+    p = start_and_wait(args, ADR + ["--output", "run.h5", "--checkpoint-every", "t=0.25"], killed,
                        1, 1.5)
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
@@ -468,7 +498,7 @@ def main():
     # SIGTERM to both ranks of a 2-rank run: exit 3, then resumed on 2 ranks
     # (the same run) and, from a copy, on one
     termed = fresh(os.path.join(s, "sigterm"))
-    p = start_and_wait(args, ADR + ["--output", "run.h5", "--checkpoint-every", "0.25"], termed,
+    p = start_and_wait(args, ADR + ["--output", "run.h5", "--checkpoint-every", "t=0.25"], termed,
                        2, 1.0)
     for pid in qmol_pids(termed):
         os.kill(pid, signal.SIGTERM)
@@ -501,7 +531,7 @@ def main():
     # the problem's discrete variable and the crossings' signs are saved
     thermo = fresh(os.path.join(s, "thermostat"))
     subprocess.run(cmd(args, 2) + THERMOSTAT + ["--output", "full.h5"], cwd=thermo, check=True)
-    p = start_and_wait(args, THERMOSTAT + ["--output", "run.h5", "--checkpoint-every", "0.1"],
+    p = start_and_wait(args, THERMOSTAT + ["--output", "run.h5", "--checkpoint-every", "t=0.1"],
                        thermo, 2, 0.5)
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
@@ -522,7 +552,7 @@ def main():
     # from the saved states, within tol of the uninterrupted run
     mixed = fresh(os.path.join(s, "mixed"))
     subprocess.run(cmd(args, 2) + MIXED + ["--output", "full.h5"], cwd=mixed, check=True)
-    p = start_and_wait(args, MIXED + ["--output", "run.h5", "--checkpoint-every", "0.5"], mixed,
+    p = start_and_wait(args, MIXED + ["--output", "run.h5", "--checkpoint-every", "t=0.5"], mixed,
                        2, 1.0)
     for pid in qmol_pids(mixed):
         os.kill(pid, signal.SIGTERM)
@@ -543,7 +573,7 @@ def main():
 
     # CVODE, killed and resumed: error against the exact solution
     cv = fresh(os.path.join(s, "cvode"))
-    p = start_and_wait(args, HEAT + ["--output", "run.h5", "--checkpoint-every", "0.01"], cv, 1,
+    p = start_and_wait(args, HEAT + ["--output", "run.h5", "--checkpoint-every", "t=0.01"], cv, 1,
                        0.03)
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()

@@ -155,7 +155,7 @@ def links(args, ranks, fails):
             fh.write(PRECIOUS)
         os.symlink("target%d" % i, os.path.join(where, name))
     r = subprocess.run(cmd(args, ranks) + SHORT + ["--output", "out.h5", "--overwrite",
-                                                   "--checkpoint-every", "0.004"],
+                                                   "--checkpoint-every", "t=0.004"],
                        cwd=where, capture_output=True, text=True, timeout=300)
     targets = []
     for i in range(len(names)):
@@ -193,7 +193,7 @@ def disk_full(args, ranks, fails):
         # checkpoint (1.3 MB, two while one is written) every 0.02
         for label, extra, expect in (
                 ("samples", ["--samples", "80"], "writing the output failed"),
-                ("checkpoint", ["--samples", "40", "--checkpoint-every", "0.02"],
+                ("checkpoint", ["--samples", "40", "--checkpoint-every", "t=0.02"],
                  "a checkpoint could not be written")):
             for f in os.listdir(disk):
                 os.remove(os.path.join(disk, f))
