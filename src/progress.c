@@ -10,8 +10,8 @@
 
 #define BAR_WIDTH 24
 
-void progress_init(progress *p, MPI_Comm comm, double t0, double tf, int quiet, int verbose,
-                   double interval, const char *unit) {
+void progress_init(progress *p, MPI_Comm comm, double t0, double t_start, double tf, int quiet,
+                   int verbose, double interval, const char *unit) {
     memset(p, 0, sizeof *p);
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
@@ -23,6 +23,7 @@ void progress_init(progress *p, MPI_Comm comm, double t0, double tf, int quiet, 
                   : p->tty        ? PROGRESS_TTY_INTERVAL
                                   : PROGRESS_LOG_INTERVAL;
     p->t0 = t0;
+    p->t_start = t_start;
     p->tf = tf;
     p->unit = unit;
     p->wall_start = p->wall_last = wallclock_seconds();
@@ -47,12 +48,14 @@ static void duration(char *buf, size_t len, double s) {
 }
 
 static void print(progress *p, double t, double count, double window) {
-    double now = wallclock_seconds(), span = p->tf - p->t0;
+    double now = wallclock_seconds(), span = p->tf - p->t0, left = p->tf - p->t_start;
     double done = span > 0.0 ? (t - p->t0) / span : 1.0;
+    /* of what this process has to do: the pace for the ETA */
+    double done_here = left > 0.0 ? (t - p->t_start) / left : 1.0;
     double rate = now > p->wall_last ? (count - p->count_last) / (now - p->wall_last) : 0.0;
     double elapsed = now - p->wall_start;
     char eta[32], spent[32], win[48] = "";
-    duration(eta, sizeof eta, done > 0.0 ? elapsed * (1.0 - done) / done : NAN);
+    duration(eta, sizeof eta, done_here > 0.0 ? elapsed * (1.0 - done_here) / done_here : NAN);
     duration(spent, sizeof spent, elapsed);
     if (window > 0.0) snprintf(win, sizeof win, ", window %.3g", window);
     if (p->tty) {

@@ -27,7 +27,8 @@ typedef struct progress {
     int verbose;     /* per-rank spread */
     int tty;         /* stderr is a terminal: one line redrawn */
     double interval; /* seconds between reports */
-    double t0, tf;
+    double t0, tf;   /* the run's span: the percentage */
+    double t_start;  /* where this process began (a restart: the checkpoint's t): the ETA */
     double wall_start, wall_last;
     double count_last; /* events (or steps) at the last report, all ranks */
     int line_open;     /* a redrawn line waits for its newline */
@@ -35,10 +36,13 @@ typedef struct progress {
     MPI_Comm comm;
 } progress;
 
-/* interval < 0: the default for the kind of stderr; unit: what is counted
- * ("events", "steps"). */
-void progress_init(progress *p, MPI_Comm comm, double t0, double tf, int quiet, int verbose,
-                   double interval, const char *unit);
+/* The run spans [t0, tf] and this process starts at t_start (t0, or a
+ * restart's checkpoint time): reports give the percentage of the whole run
+ * and estimate the time left from this process's own pace. interval < 0:
+ * the default for the kind of stderr; unit: what is counted ("events",
+ * "steps"). */
+void progress_init(progress *p, MPI_Comm comm, double t0, double t_start, double tf, int quiet,
+                   int verbose, double interval, const char *unit);
 /* Whether a report is due by this rank's clock (always 0 but on rank 0). */
 int progress_due(const progress *p);
 /* Collective over p->comm: sums `count` (this rank's events or steps so

@@ -898,7 +898,7 @@ int run_execute(const run_config *cin) {
                    resume.t, (long long)resume.next_sample, (long long)c.samples);
     }
     progress prog;
-    progress_init(&prog, comm, o.t0, c.tf, c.quiet, c.verbose, c.progress,
+    progress_init(&prog, comm, prob.t0, o.t0, c.tf, c.quiet, c.verbose, c.progress,
                   c.method == METHOD_CVODE ? "steps" : "events");
     o.progress = &prog;
     stats.wall_setup = wallclock_seconds() - w0;

@@ -185,11 +185,19 @@ def older_checkpoint(args, where, fails):
         if "--checkpoint-every\nt=0.1\n" not in stored:
             fails.append("older checkpoint: the stored arguments lack t=0.1: %r" % stored)
             return
+        # (and without --quiet, for the progress reports below)
         f.attrs["args"] = stored.replace("--checkpoint-every\nt=0.1\n",
-                                         "--checkpoint-every\n0.1\n")
+                                         "--checkpoint-every\n0.1\n").replace("--quiet\n", "")
         del f.attrs["strings_checksum"]
-    r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=old,
+    r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5", "--progress", "0"], cwd=old,
                        capture_output=True, text=True, timeout=600)
+    # progress after a restart: the percentage of the whole run (t0 = 0)
+    reports = re.findall(r"qmol: t = ([0-9.e+-]+) of ([0-9.e+-]+) \(([0-9.]+)%\)", r.stderr)
+    off = [(t, tf, pc) for t, tf, pc in reports
+           if abs(float(pc) - 100.0 * float(t) / float(tf)) > 0.06]
+    if not reports or off:
+        fails.append("restart progress: %d reports, %d not the share of the whole run: %s"
+                     % (len(reports), len(off), off[:2]))
     ok = r.returncode == 0 and same_run(os.path.join(old, "run.h5"),
                                         os.path.join(where, "full.h5"))
     print("older checkpoint (--checkpoint-every 0.1 stored): resumed: exit %d, identical %s"
