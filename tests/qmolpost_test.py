@@ -126,12 +126,18 @@ def main():
     csv_path = os.path.join(d, "strong.csv")
     with open(csv_path, "w") as fh:
         fh.write("series,P,status,problem,method,wall_integrate_s,efficiency\n"
+                 "reference,1,ok,adr2d,cvode,0.24,\n"
                  "strong,1,ok,adr2d,liqss2,10.0,1\nstrong,2,ok,adr2d,liqss2,5.5,0.909\n"
-                 "strong,4,failed,adr2d,liqss2,,\n")
+                 "strong,4,failed,adr2d,liqss2,,\nweak,1,ok,adr2d,liqss2,10.0,1\n"
+                 "weak,2,ok,adr2d,liqss2,11.0,0.909\n")
     png = os.path.join(d, "strong-scaling.png")
     r = post("scaling", csv_path)
+    # the curves' points: each series its own, the CVODE reference none
     if r.returncode != 0 or ("qmolpost: wrote " + png) not in r.stdout or \
-            os.path.getsize(png) < 5000:
+            os.path.getsize(png) < 5000 or \
+            "qmolpost: strong adr2d liqss2: P=1 10 s, P=2 5.5 s\n" not in r.stdout or \
+            "qmolpost: weak adr2d liqss2: P=1 10 s, P=2 11 s\n" not in r.stdout or \
+            "reference" in r.stdout or "0.24" in r.stdout:
         failures.append("scaling: exit %d, %r %r" % (r.returncode, r.stdout, r.stderr))
     bad_csv = os.path.join(d, "bad.csv")
     with open(bad_csv, "w") as fh:
