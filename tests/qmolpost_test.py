@@ -46,7 +46,12 @@ def main():
             "heat1d": (1, ["--problem", "heat1d", "--set", "N=40", "--method", "qss2", "--tf",
                            "0.01"]),
             "heat1d-cvode": (1, ["--problem", "heat1d", "--set", "N=40", "--method", "cvode",
-                                 "--tf", "0.01"])}
+                                 "--tf", "0.01"]),
+            # two species of very different size (c2 / c1 ~ 1e5 by t = 12 h)
+            "diurnal-qss": (1, ["--problem", "diurnal", "--set", "mx=4", "--set", "my=4",
+                                "--method", "liqss2", "--tf", "43200"]),
+            "diurnal-cvode": (1, ["--problem", "diurnal", "--set", "mx=4", "--set", "my=4",
+                                  "--method", "cvode", "--tol", "1e-6", "--tf", "43200"])}
     for name, (p, extra) in runs.items():
         cmd = shlex.split(args.mpiexec) + ["-n", str(p), args.qmol, "run", "--samples", "4",
                                            "--output", os.path.join(d, name + ".h5"),
@@ -99,6 +104,32 @@ def main():
         failures.append("compare: exit %d, printed %s, expected %s" % (r.returncode, got, want))
     else:
         print("compare: %d rows match (all: e_rr %.3e)" % (len(got), want[-1][0]))
+    # a multi-species pair: e_rr per component (state id % 2) besides the whole
+    # norm, and --component C alone
+    da, db = os.path.join(d, "diurnal-qss.h5"), os.path.join(d, "diurnal-cvode.h5")
+    with h5py.File(da, "r") as fa, h5py.File(db, "r") as fb:
+        qa, qb = fa["states"][()], fb["states"][()]
+
+    def rel(x, y):
+        return np.linalg.norm(x - y) / np.linalg.norm(y)
+
+    r = post("compare", da, db)
+    rows = [ln.split() for ln in r.stdout.splitlines()[2:]]
+    want = [(rel(qa[k], qb[k]), rel(qa[k, 0::2], qb[k, 0::2]), rel(qa[k, 1::2], qb[k, 1::2]))
+            for k in range(len(qa))]
+    want.append((rel(qa, qb), rel(qa[:, 0::2], qb[:, 0::2]), rel(qa[:, 1::2], qb[:, 1::2])))
+    got = [(float(row[-4]), float(row[-2]), float(row[-1])) for row in rows]
+    header = r.stdout.splitlines()[1] if r.returncode == 0 else ""
+    if r.returncode != 0 or not header.endswith("e_rr c1      e_rr c2") or len(got) != len(want) or any(
+            abs(g - w) > 1e-3 * w + 1e-15 for gr, wr in zip(got, want) for g, w in zip(gr, wr)):
+        failures.append("compare per component: exit %d, printed %s, expected %s"
+                        % (r.returncode, got, want))
+    r = post("compare", da, db, "--component", "0")
+    last = r.stdout.splitlines()[-1].split() if r.returncode == 0 else ["", "nan", "nan"]
+    if r.returncode != 0 or "component 0 (c1)" not in r.stdout or \
+            abs(float(last[1]) - want[-1][1]) > 1e-3 * want[-1][1]:
+        failures.append("compare --component 0: exit %d, %r (expected e_rr %.3e)"
+                        % (r.returncode, r.stdout, want[-1][1]))
     # the file of a run that did not finish (samples_written 2 of 4, the later rows
     # garbage): plot and compare use its 2 samples and say so; none written: refused
     part = os.path.join(d, "adr2d-np2-unfinished.h5")
@@ -147,7 +178,8 @@ def main():
                          (["activity", os.path.join(d, "heat1d.h5"), "--sample", "1"],
                           "--activity samples"),
                          (["activity", os.path.join(d, "heat1d-cvode.h5")], "no /activity"),
-                         (["compare", a, os.path.join(d, "heat1d.h5")], "shapes")):
+                         (["compare", a, os.path.join(d, "heat1d.h5")], "shapes"),
+                         (["compare", da, db, "--component", "2"], "2 component(s)")):
         r = post(*argv)
         if r.returncode != 2 or needle not in r.stderr or len(r.stderr.splitlines()) != 1:
             failures.append("%s: exit %d, stderr %r (expected exit 2 naming %r)"
