@@ -42,7 +42,7 @@ def main():
             "adr2d-np1": (1, ["--problem", "adr2d", "--set", "nx=30", "--set", "ny=20",
                               "--method", "liqss2", "--tf", "1"]),
             "heat3d": (1, ["--problem", "heat3d", "--set", "nx=6", "--set", "ny=5", "--set",
-                           "nz=4", "--method", "qss2", "--tf", "0.01"]),
+                           "nz=4", "--method", "qss2", "--tf", "0.01", "--samples", "10"]),
             "heat1d": (1, ["--problem", "heat1d", "--set", "N=40", "--method", "qss2", "--tf",
                            "0.01"]),
             "heat1d-cvode": (1, ["--problem", "heat1d", "--set", "N=40", "--method", "cvode",
@@ -89,6 +89,21 @@ def main():
     r = post("activity", os.path.join(d, "adr2d-np2.h5"), "--sample", "2", "--out", png)
     if r.returncode != 0 or not os.path.exists(png):
         failures.append("activity --sample 2: exit %d %r" % (r.returncode, r.stderr))
+    # what plot draws: of 10 samples four equally spaced ending at the last,
+    # the 3D slice's z (node 2 of 4: z = 3 / 5), one scale or one per panel
+    h3 = os.path.join(d, "heat3d.h5")
+    with h5py.File(h3, "r") as f:
+        x = f["states"][()]
+        sl = x[[3, 5, 7, 9]].reshape(4, 4, 5, 6)[:, 2]
+    r = post("plot", h3, "--out", os.path.join(d, "h3.png"))
+    want = ["qmolpost: plot: samples 4, 6, 8, 10 (t = 0.004, 0.006, 0.008, 0.01)",
+            "qmolpost: plot: colour scale shared [%.6g, %.6g] (middle slice, z = 0.6)"
+            % (sl.min(), sl.max())]
+    if r.returncode != 0 or r.stdout.splitlines()[:2] != want:
+        failures.append("plot heat3d: exit %d, %r, expected %r" % (r.returncode, r.stdout, want))
+    r = post("plot", h3, "--scale", "panel", "--out", os.path.join(d, "h3p.png"))
+    if r.returncode != 0 or "colour scale per panel" not in r.stdout:
+        failures.append("plot --scale panel: exit %d, %r" % (r.returncode, r.stdout))
     a, b = os.path.join(d, "adr2d-np2.h5"), os.path.join(d, "adr2d-np1.h5")
     r = post("compare", a, b)
     with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
