@@ -88,8 +88,10 @@ typedef struct qmol_problem {
 
     /* Optional, for problems with discontinuities: the discrete variables
      * as n_discrete numbers, read into values and set from them, so that a
-     * checkpoint saves them and a restart restores them. Without them such
-     * a problem cannot be checkpointed. */
+     * checkpoint saves them and a restart restores them, and so that on
+     * several ranks a window whose late updates were too large is taken
+     * back and run again. Without them such a problem cannot be
+     * checkpointed and its windows are never rejected. */
     int64_t n_discrete;
     void (*get_discrete)(const void *data, double *values);
     void (*set_discrete)(void *data, const double *values);

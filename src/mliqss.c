@@ -25,9 +25,10 @@
 
 #include <math.h>
 
-/* Pair acceptance |q - x| <= pair_accept(order) dQ (see build_pair). */
+/* Pair acceptance |q - x| <= pair_accept(order) dQ (see build_pair): just
+ * inside the distance at which the state's next event would come. */
 static double pair_accept(int order) {
-    return (order == 1 ? 2.0 : 1.0) * (1.0 - 1e-6);
+    return eng_exit_quanta(order) * (1.0 - 1e-6);
 }
 
 typedef struct pair_model {

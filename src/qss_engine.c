@@ -340,7 +340,7 @@ void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
  * move starts the neighbours' exits: LIQSS2 events there with 1.3, 1.1,
  * 1.01, 1.001, 1.0001: 2.1e8, 1.1e8, 2.6e7, 4.6e6, 2.6e6 (N = 1000:
  * 34,750 .. 30,680; adr2d 100 x 100 within 5%). */
-#define AWAY_LIMIT2 1.0001
+#define AWAY_LIMIT2 (1.0001 * eng_exit_quanta(2))
 
 /* Whether x - q = d(s), a quadratic, stays strictly inside +-bound on
  * [0, meet] (meet finite): then x meets q before it can leave, and the exit
@@ -388,7 +388,7 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
     } else {
         meet = poly_min_positive_root(d, e->order);
     }
-    double away = poly_first_exit(d, e->order, 2.0 * e->dq[j]);
+    double away = poly_first_exit(d, e->order, eng_exit_quanta(e->order) * e->dq[j]);
     heap_update(&e->heap, j, t + (meet < away ? meet : away));
 }
 

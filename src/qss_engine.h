@@ -147,8 +147,15 @@ double eng_time_scale(const qss_engine *e, const int32_t *cols, const double *va
 double eng_quantum(const qss_engine *e, int32_t i, double x);
 /* Sets dq_i from the current x value. */
 void eng_update_quantum(qss_engine *e, int32_t i);
+/* How far, in quanta, x may leave q before a LIQSS state's next event: 2 at
+ * order 1 (the thesis), 1 at order 2 (the public QSS Solver's LIQSS2;
+ * qss_engine.c's AWAY_LIMIT2 adds a hair). mLIQSS's pair steps accept a q
+ * within the same distance of x (mliqss.c). */
+static inline double eng_exit_quanta(int order) {
+    return order == 1 ? 2.0 : 1.0;
+}
 /* Next time by the QSS rule (|x - q| = dq) and by the LIQSS rule (x meets q,
- * or |x - q| = 2 dq); both schedule j. */
+ * or |x - q| = eng_exit_quanta dq); both schedule j. */
 void eng_schedule_qss(qss_engine *e, int32_t j, double t);
 void eng_schedule_liqss(qss_engine *e, int32_t j, double t);
 /* Whether f_i reads x_i: then propagating q_i's change re-evaluates and
