@@ -282,16 +282,22 @@ static int write_activity(h5out *out, run_layout *l, double *counts, char *err, 
     return h5out_activity(out, to_block(l, counts), err, errlen);
 }
 
+/* Below this many owned states on a rank the peak memory is mostly fixed
+ * costs (libraries, MPI and HDF5 buffers: 143,483 bytes "per state" at
+ * n = 200), and a figure per state would mean nothing. */
+#define MEMORY_PER_STATE_MIN 100000
+
 /* Peak resident memory of this process per owned state, in bytes, the
- * largest over ranks (collective). */
+ * largest over ranks, or 0 when some rank owns fewer than
+ * MEMORY_PER_STATE_MIN states (collective). */
 static double peak_bytes_per_state(const run_layout *l, int64_t n, double *peak_mb) {
     struct rusage ru;
     double rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : 0.0;
     int64_t owned = l->size == 1 ? n : l->n_owned;
-    double v[2] = {rss / (double)(owned > 0 ? owned : 1), rss / 1048576.0};
-    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, l->comm);
+    double v[3] = {rss / (double)(owned > 0 ? owned : 1), rss / 1048576.0, -(double)owned};
+    MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, l->comm);
     *peak_mb = v[1];
-    return v[0];
+    return -v[2] >= MEMORY_PER_STATE_MIN ? v[0] : 0.0;
 }
 
 /* One row of the summary table: a label, a count and a note. */
@@ -371,8 +377,11 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
         count_row("bytes sent", s->bytes_sent, "");
         count_row("late updates", s->late_updates, "ghost changes applied at window ends");
     }
-    printf("  memory      peak RSS %.1f MiB%s, %.0f bytes per owned state\n", peak_mb,
-           size > 1 ? " (largest rank)" : "", bytes_per_state);
+    char per_state[64] = "";
+    if (bytes_per_state > 0.0)
+        snprintf(per_state, sizeof per_state, ", %.0f bytes per owned state", bytes_per_state);
+    printf("  memory      peak RSS %.1f MiB%s%s\n", peak_mb, size > 1 ? " (largest rank)" : "",
+           per_state);
     struct stat st;
     if (stat(path, &st) == 0)
         printf("  output      %s (%.3g MiB)\n", path, (double)st.st_size / 1048576.0);

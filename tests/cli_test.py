@@ -15,6 +15,7 @@ import argparse
 import concurrent.futures
 import math
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -564,6 +565,24 @@ def group_output(group):
             case.check(times == sorted(times) and all(0 < t <= 1 for t in times),
                        f"progress times not increasing inside (0, 1]: {times[:10]}")
         cases.append(case)
+
+    # the summary's memory line: bytes per owned state only where the states,
+    # not fixed costs, make up the peak (from 100,000 owned states)
+    case = Case(group, "memory_per_state")
+    dd = case_dir(group, "memory_per_state")
+    for nx, ny, shown in ((10, 10, False), (400, 250, True)):
+        path = os.path.join(dd, "out%d.h5" % nx)
+        args = ["run", "--problem", "heat2d", "--set", "nx=%d" % nx, "--set", "ny=%d" % ny,
+                "--method", "cvode", "--tf", "1e-4", "--samples", "1", "--output", path]
+        rc, out, err = case.qmol(args, cwd=dd)
+        if check_produced(case, path, rc, args, out, err):
+            line = [ln for ln in out.splitlines() if ln.strip().startswith("memory")]
+            m = re.search(r"peak RSS [0-9.]+ MiB(, ([0-9]+) bytes per owned state)?$",
+                          line[0] if line else "")
+            case.check(m is not None and (m.group(2) is not None) == shown and
+                       (not shown or 50 < int(m.group(2)) < 5000),
+                       f"n = {nx * ny}: memory line {line!r} (per state shown: {shown})")
+    cases.append(case)
 
     case = Case(group, "quiet")
     dd = case_dir(group, "quiet")
