@@ -92,6 +92,9 @@ int part_quality(const part_graph *g, const int32_t *owner, MPI_Comm comm, parti
     /* each undirected edge was seen from both ends */
     rep->edge_cut = cut / 2;
     rep->imbalance = max_over_mean(weight, P, 3);
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    rep->owned_weight = (double)weight[3 * rank];
     for (int c = 0; c < 2; c++)
         rep->class_imbalance[c] = max_over_mean(weight + 1 + c, P, 3);
     free(weight), free(far);

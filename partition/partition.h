@@ -67,6 +67,7 @@ typedef struct partition_report {
     int64_t edge_cut;          /* undirected edges of the symmetrized graph whose ends have
                                   different owners */
     double imbalance;          /* max over ranks of owned vertex weight / mean */
+    double owned_weight;       /* this rank's owned vertex weight (all constraints) */
     double class_imbalance[2]; /* with vertex_class: max over ranks of the class's owned
                                   weight / its mean (0 for a class with no weight); else
                                   both 0 */

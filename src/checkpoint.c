@@ -235,9 +235,7 @@ static qmol_stats stats_so_far(checkpointer *k, const integrator_state *s) {
     if (s->stats) s->stats(s->ictx, &mine);
     if (k->global_once) stats_count_global_once(&mine, k->rank);
     mine.wall_total = wallclock_seconds() - k->wall0;
-    uint64_t windows = mine.windows;
     qmol_stats all = k->size > 1 ? stats_reduce(&mine, k->comm) : mine;
-    all.windows = windows; /* the same on every rank */
     stats_carry_over(&all, &k->before, 0);
     return all;
 }

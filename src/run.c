@@ -258,7 +258,10 @@ static int write_partition(h5out *out, run_layout *l, int64_t n, const unsigned 
         return -1;
     }
     int64_t owned = l->size == 1 ? n : l->n_owned;
-    h5out_rank_info mine = {.owned = owned, .weight = (double)owned};
+    /* the partitioner's work estimate, so that the stored imbalance is the
+     * one printed at start-up */
+    h5out_rank_info mine = {.owned = owned,
+                            .weight = l->size > 1 ? l->report.owned_weight : (double)owned};
     if (l->size > 1) {
         mine.ghosts = l->halo.n_ghost;
         mine.boundary = halo_boundary_count(&l->halo);
@@ -991,8 +994,6 @@ int run_execute(const run_config *cin) {
     if (c.method == METHOD_CVODE) stats_count_global_once(&stats, rank);
     if (c.restart) stats_carry_over(&stats, &ck.before, rank); /* /stats: the whole run */
     qmol_stats total = stats_reduce(&stats, comm);
-    total.windows = stats.windows; /* the same on every rank */
-    total.windows_rejected = stats.windows_rejected;
     if (h5out_finish(out, &stats, err, sizeof err) != 0) {
         out = NULL;
         SAY("qmol: error: --output %s: %s\n", path, err);

@@ -22,8 +22,8 @@ typedef struct qmol_stats {
      * within a quantum (mixed_run.c, extrapolation_limit) */
     uint64_t extrap_limits;
     /* across ranks (this rank's figures; 0 on one rank) */
-    uint64_t windows;          /* synchronization windows (accepted) */
-    uint64_t windows_rejected; /* windows run again, shorter (drift above the bound) */
+    uint64_t windows;          /* synchronization windows (accepted; agreed) */
+    uint64_t windows_rejected; /* windows run again, shorter (drift above the bound; agreed) */
     uint64_t events_rejected;  /* events of the rejected windows (not in events) */
     uint64_t messages;         /* point-to-point messages sent (non-empty) */
     uint64_t bytes_sent;       /* payload bytes sent */
@@ -34,20 +34,23 @@ typedef struct qmol_stats {
 } qmol_stats;
 
 /* The fields by name: counters (uint64_t) and wall times (double, is_double)
- * at offset off. */
+ * at offset off. An agreed counter (windows) is the same on every rank: its
+ * total is that count, not the sum over ranks. */
 typedef struct stats_field {
     const char *name;
     size_t off;
     int is_double;
+    int agreed;
 } stats_field;
 extern const stats_field stats_fields[];
 extern const size_t stats_nfields;
 uint64_t *stats_counter(qmol_stats *s, size_t i);
 double *stats_wall(qmol_stats *s, size_t i);
 
-/* Collective: the totals over ranks. Counters add up; wall times do not
- * (the ranks run their phases at the same time): a phase takes the longest
- * rank's time. */
+/* Collective: the totals over ranks. Counters add up, but for the agreed
+ * ones (the same on every rank: the largest); wall times do not (the ranks
+ * run their phases at the same time): a phase takes the longest rank's
+ * time. */
 qmol_stats stats_reduce(const qmol_stats *mine, MPI_Comm comm);
 /* CVODE's solver counters and the discrete events are the same on every
  * rank: ranks other than 0 zero them, so that totals over ranks are the
