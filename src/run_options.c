@@ -303,6 +303,9 @@ static const int on_off_values[] = {0, 1};
 
 #define TEXT(what) .set = set_text, .must = "empty " what
 #define CHOICE(list, vals, text) .set = set_choice, .names = list, .values = vals, .must = text
+#define SPAN(f)                                                                                    \
+    .set = set_real, .field = FIELD(f), .lo = 0.0, .lo_open = 1, .hi = DBL_MAX,                    \
+    .must = "must be a positive number (a time span)"
 
 static const run_option options[] = {
     {"problem", "NAME", "built-in problem (see `qmol list`) or a plugin .so path",
@@ -381,15 +384,9 @@ static const run_option options[] = {
      "(default: 4 for QSS\nmethods, fewer below 1000 states a piece; 1 for\ncvode and mixed)",
      .set = set_count, .field = FIELD(pieces), .lo = 1, .hi = 4096,
      .must = "must be a whole number in [1, 4096] (pieces per rank)"},
-    {"window", "DT", "several ranks: fixed exchange window (default: adaptive)", .set = set_real,
-     .field = FIELD(window), .lo = 0.0, .lo_open = 1, .hi = DBL_MAX,
-     .must = "must be a positive number (a time span)"},
-    {"window-min", "DT", "adaptive windows: shortest (default 1e-6 (tf - t0))", .set = set_real,
-     .field = FIELD(window_min), .lo = 0.0, .lo_open = 1, .hi = DBL_MAX,
-     .must = "must be a positive number (a time span)"},
-    {"window-max", "DT", "adaptive windows: longest (default (tf - t0) / K)", .set = set_real,
-     .field = FIELD(window_max), .lo = 0.0, .lo_open = 1, .hi = DBL_MAX,
-     .must = "must be a positive number (a time span)"},
+    {"window", "DT", "several ranks: fixed exchange window (default: adaptive)", SPAN(window)},
+    {"window-min", "DT", "adaptive windows: shortest (default 1e-6 (tf - t0))", SPAN(window_min)},
+    {"window-max", "DT", "adaptive windows: longest (default (tf - t0) / K)", SPAN(window_max)},
     {"progress", "S",
      "seconds between progress reports on stderr (default:\n0.5 on a terminal, redrawn in "
      "place; 10 otherwise)",
