@@ -287,6 +287,13 @@ static void print_info(const char *path, hid_t file) {
     free(lay);
     row_attr(file, "problem", "problem");
     row_attr(file, "method", "method");
+    /* CVODE runs: the linear solver and preconditioner that ran */
+    for (int k = 0; k < 2; k++) {
+        const char *name = k ? "precond" : "linsol";
+        char *v = h5r_attr_text(file, name);
+        if (v) row(name, v);
+        free(v);
+    }
     char *rt = h5r_attr_text(file, "reltol"), *at = h5r_attr_text(file, "abstol");
     char *tol = h5u_asprintf("reltol %s, abstol %s", rt ? rt : "?", at ? at : "?");
     row("tolerances", tol);

@@ -32,6 +32,13 @@ const char *linsol_name(linsol_id l) {
     return "?";
 }
 
+const char *precond_name(linsol_id l, int precond) {
+    if (l != LINSOL_SPGMR) return NULL;
+    return precond == PRECOND_JACOBI  ? "Jacobi"
+           : precond == PRECOND_BLOCK ? "block-Jacobi (KLU per piece of rows)"
+                                      : NULL;
+}
+
 linsol_id cvode_choose_linsol(const model *m, const struct halo_plan *halo) {
     if (halo) return LINSOL_SPGMR;
     sunindextype mu, ml;

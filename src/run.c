@@ -325,10 +325,14 @@ static void wall_row(const char *label, double v, double total, const char *note
 static void print_summary(const run_config *c, const qmol_problem *p, const char *path,
                           const char *xmf, const qmol_stats *s, int size, double bytes_per_state,
                           double peak_mb) {
-    printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples%s%s\n", c->problem,
+    const char *precond = precond_name(c->linsol, c->precond);
+    char solver[96] = "";
+    if (c->method == METHOD_CVODE)
+        snprintf(solver, sizeof solver, ", linear solver %s%s%s", linsol_name(c->linsol),
+                 precond ? " with " : "", precond ? precond : "");
+    printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples%s\n", c->problem,
            (long long)p->n, method_name(c->method), c->reltol, c->abstol, p->t0, c->tf,
-           (long long)c->samples, c->method == METHOD_CVODE ? ", linear solver " : "",
-           c->method == METHOD_CVODE ? linsol_name(c->linsol) : "");
+           (long long)c->samples, solver);
     const char *max = size > 1 ? "(slowest rank)" : "";
     printf("  wall time\n");
     wall_row("set-up", s->wall_setup - s->wall_partition, s->wall_total, "problem, model, file");
@@ -769,6 +773,9 @@ int run_execute(const run_config *cin) {
     }
     if (c.linsol == LINSOL_AUTO && c.method != METHOD_MIXED)
         c.linsol = cvode_choose_linsol(mp, layout_halo(&layout));
+    /* what runs, as cvode_block chooses it (said in the summary and stored) */
+    if (c.method == METHOD_CVODE && c.linsol == LINSOL_SPGMR && c.precond == PRECOND_AUTO)
+        c.precond = size > 1 ? PRECOND_BLOCK : PRECOND_JACOBI;
     integrator_options o = {.method = c.method,
                             .reltol = c.reltol,
                             .abstol = c.abstol,
@@ -794,6 +801,8 @@ int run_execute(const run_config *cin) {
     h5out_meta meta = {.problem = def->name,
                        .method = method_name(c.method),
                        .linsol = c.method == METHOD_CVODE ? linsol_name(c.linsol) : NULL,
+                       .precond =
+                           c.method == METHOD_CVODE ? precond_name(c.linsol, c.precond) : NULL,
                        .reltol = c.reltol,
                        .abstol = c.abstol,
                        .t0 = prob.t0,

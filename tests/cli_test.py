@@ -680,6 +680,29 @@ def group_list_info(group):
         case.check(m in words, f"`qmol list` does not mention method {m}")
     cases.append(case)
 
+    # the linear solver and preconditioner that ran: said in the summary,
+    # stored and shown by qmol info (auto resolved); none for a QSS run
+    case = Case(group, "solver_shown")
+    dd = case_dir(group, "solver_shown")
+    for method, linsol, precond in (("cvode", "SPGMR", "Jacobi"), ("liqss2", None, None)):
+        path = os.path.join(dd, method + ".h5")
+        args = ["run", "--problem", "heat2d", "--set", "nx=30", "--set", "ny=30", "--method",
+                method, "--tf", "0.001", "--samples", "1", "--output", path]
+        rc, out, err = case.qmol(args, cwd=dd)
+        if check_produced(case, path, rc, args, out, err):
+            head = out.splitlines()[0] if out else ""
+            said = linsol is None or head.endswith(f"linear solver {linsol} with {precond}")
+            case.check(said and (linsol is not None or "linear solver" not in head),
+                       f"{method}: summary head {head!r}")
+            rc, info, err = case.qmol(["info", path], cwd=dd)
+            rows = {ln.split()[0]: ln.split(None, 1)[1] for ln in info.splitlines()
+                    if ln.strip() and not ln.startswith(" ") and len(ln.split()) > 1}
+            case.check(rc == 0 and rows.get("linsol") == linsol and
+                       rows.get("precond") == precond,
+                       f"{method}: qmol info linsol {rows.get('linsol')!r}, precond "
+                       f"{rows.get('precond')!r}")
+    cases.append(case)
+
     # one built-in by name (it was taken for a plugin path: "not a loadable
     # shared object"), and an unknown name
     case = Case(group, "list_one")
