@@ -16,6 +16,7 @@
 #include "workfile.h"
 #include "progress.h"
 #include "registry.h"
+#include "time_probe.h"
 #include "wallclock.h"
 #include "xdmf.h"
 
@@ -918,6 +919,16 @@ int run_execute(const run_config *cin) {
             printf("qmol: resuming from %s at t = %.17g (sample %lld of %lld next)\n", c.restart,
                    resume.t, (long long)resume.next_sample, (long long)c.samples);
     }
+    /* a rate that follows t, left undeclared, costs QSS of order 2 many
+     * events: say so (rank 0 alone: the rows are the problem's) */
+    time_probe_hit hit;
+    if (rank == 0 && c.method != METHOD_CVODE && time_probe(&prob, c.tf, &hit) == 1)
+        fprintf(stderr,
+                "qmol: warning: %s: f_%lld changes with t at fixed inputs (%.17g at t = %g, "
+                "%.17g at t = %g) but the problem has explicit_time = 0: set explicit_time = 1 "
+                "in its qmol_problem (qmol.h), or the QSS methods of order 2 miss df/dt and "
+                "take many more events\n",
+                def->name, (long long)hit.row, hit.f0, hit.t0, hit.f1, hit.t1);
     progress prog;
     progress_init(&prog, comm, prob.t0, o.t0, c.tf, c.quiet, c.verbose, c.progress,
                   c.method == METHOD_CVODE ? "steps" : "events");

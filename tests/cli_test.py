@@ -649,7 +649,67 @@ def group_plugin(group):
                                   "param.N": 20.0, "components": 2})
             for p in PLUGIN_PARAMS:
                 case.check(f"param.{p}" in f.attrs, f"attribute 'param.{p}' missing")
-    return [case]
+    return [case, undeclared_time(group)]
+
+
+# u' = -k(t) u with k(t) = 2 + t, the time dependence declared or not
+PLUGIN_RATE = """#include "qmol.h"
+static int row_size(const void *d, int64_t i) { (void)d, (void)i; return 1; }
+static void row(const void *d, int64_t i, int64_t *cols) { (void)d; cols[0] = i; }
+static double rhs(const void *d, int64_t i, double t, const double *v) {
+    (void)d, (void)i;
+    return -(2.0 + t) * v[0];
+}
+static void jac(const void *d, int64_t i, double t, const double *v, double *dfdv) {
+    (void)d, (void)i, (void)v;
+    dfdv[0] = -(2.0 + t);
+}
+static double x0(const void *d, int64_t i) { (void)d; return 1.0 + (double)i; }
+static const qmol_param_def params[] = {{"declared", 0.0, 0.0, 1.0, 1, "explicit_time"}};
+static int create(const double *v, qmol_problem *out, char *err, size_t errlen) {
+    (void)err, (void)errlen;
+    *out = (qmol_problem){.n = 4, .t0 = 0.0, .tf = 2.0, .row_size = row_size, .row = row,
+                          .rhs = rhs, .jac = jac, .x0 = x0, .components = 1,
+                          .explicit_time = v[0] != 0.0};
+    return 0;
+}
+static const qmol_problem_def def = {QMOL_API_VERSION, "rate", "s", "e", params, 1, create};
+const qmol_problem_def *qmol_plugin_problem(void) { return &def; }
+"""
+
+
+def undeclared_time(group):
+    """A plugin whose rate follows t but says explicit_time = 0 is warned
+    about (QSS of order 2 would miss df/dt); declared, it is not."""
+    case = Case(group, "undeclared_time")
+    dd = case_dir(group, "undeclared_time")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        case.check(False, "no C compiler (cc) to build the test plugin")
+        return case
+    src, so = os.path.join(dd, "rate.c"), os.path.join(dd, "rate.so")
+    with open(src, "w") as fh:
+        fh.write(PLUGIN_RATE)
+    inc = os.path.join(Args.source_dir, "include")
+    r = subprocess.run([cc, "-shared", "-fPIC", "-I", inc, "-o", so, src], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        case.check(False, f"cc failed: {r.stderr}")
+        return case
+    for declared in (0, 1):
+        path = os.path.join(dd, "rate%d.h5" % declared)
+        args = ["run", "--problem", so, "--set", "declared=%d" % declared, "--method", "liqss2",
+                "--samples", "2", "--output", path, "--quiet"]
+        rc, out, err = case.qmol(args, cwd=dd)
+        warned = "explicit_time = 0" in err and "f_0 changes with t" in err
+        case.check(rc == 0 and warned == (declared == 0),
+                   f"declared={declared}: exit {rc}, warned {warned}: {err!r}")
+        if rc == 0 and declared:
+            with h5py.File(path, "r") as f:
+                u = f["states"][-1]
+            exact = (1.0 + np.arange(4)) * math.exp(-6.0)  # int_0^2 (2 + t) dt = 6
+            case.check(np.allclose(u, exact, rtol=1e-2), f"declared: u(2) {u}, exact {exact}")
+    return case
 
 
 # ---- list and info -----------------------------------------------------------
