@@ -224,6 +224,30 @@ double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area) {
     return (f1 - f0) / step;
 }
 
+/* Relative size of f below which eng_unseen_cap's gap is rounding, and
+ * the shortest interval it and unless_frozen set, as a fraction of the span. */
+#define UNSEEN_ROUNDING 1e-10
+#define UNSEEN_FLOOR 1e-9
+
+double eng_unseen_cap(qss_engine *e, int32_t j, double t) {
+    double h = t - e->tx[j];
+    if (!(h > 0.0)) return INFINITY;
+    double predicted = e->xc[1][j] + 2.0 * h * e->xc[2][j];
+    int len = gather_row(e, j, t);
+    (void)len;
+    double along = eval_rhs(e, j, t, e->vals);
+    double gap = fabs(along - predicted);
+    /* a gap within the rounding of f says nothing (right after the last
+     * re-evaluation it is all rounding: caps of 1e-38 stalled qss2 at t = 1e-64) */
+    if (!isfinite(gap) || !(gap > UNSEEN_ROUNDING * fmax(fabs(along), fabs(predicted))))
+        return INFINITY;
+    /* not below UNSEEN_FLOOR of the span: near a blow-up the caps chased
+     * the singularity into steps below the clock's resolution, and the run
+     * stalled at t = 1e-64 instead of failing on the infinite derivative
+     * (adr1d u0 = 1e120, checkpoint.runs) */
+    return fmax(cbrt(3.0 * e->dq[j] * h * h / gap), UNSEEN_FLOOR * fabs(e->tf - e->o->t0));
+}
+
 void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
     int len = gather_row(e, j, t);
     e->stats->jac_evals++;
@@ -301,11 +325,25 @@ static void difference_at(const qss_engine *e, int32_t j, double t, double *d) {
     d[3] = a3;
 }
 
+/* A next time s after t that is infinite although x moves: x - q has no
+ * term that grows (x's top coefficient exactly 0 at the re-evaluation, as
+ * u' = -(1 + t) u at t = 0, where df/dt and f_u f cancel), so x is q itself
+ * and nothing would move a state that reads only itself again. The event
+ * comes instead when x has moved one quantum; there eng_unseen_cap sees
+ * what the polynomial left out. */
+static double unless_frozen(const qss_engine *e, int32_t j, double t, double s) {
+    if (!isinf(s)) return s;
+    double h = t - e->tx[j];
+    double slope = e->xc[1][j] + h * (2.0 * e->xc[2][j] + 3.0 * h * e->xc[3][j]);
+    if (slope == 0.0) return s;
+    return fmax(e->dq[j] / fabs(slope), UNSEEN_FLOOR * fabs(e->tf - e->o->t0));
+}
+
 void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
     double d[4];
     difference_at(e, j, t, d);
     double s = poly_first_exit(d, e->order, e->dq[j]);
-    heap_update(&e->heap, j, t + s);
+    heap_update(&e->heap, j, t + unless_frozen(e, j, t, s));
 }
 
 /* Fraction of the quantum within which x counts as having met q. The
@@ -370,7 +408,7 @@ static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
         double away = poly2_first_exit(d[0], d[1], d[2], AWAY_LIMIT2 * dq);
         if (away < next) next = away;
     }
-    heap_update(&e->heap, j, t + next);
+    heap_update(&e->heap, j, t + unless_frozen(e, j, t, next));
 }
 
 void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
@@ -389,7 +427,7 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
         meet = poly_min_positive_root(d, e->order);
     }
     double away = poly_first_exit(d, e->order, eng_exit_quanta(e->order) * e->dq[j]);
-    heap_update(&e->heap, j, t + (meet < away ? meet : away));
+    heap_update(&e->heap, j, t + unless_frozen(e, j, t, meet < away ? meet : away));
 }
 
 void eng_free(qss_engine *e) {

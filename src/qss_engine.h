@@ -156,6 +156,11 @@ static inline double eng_exit_quanta(int order) {
 }
 /* Next time by the QSS rule (|x - q| = dq) and by the LIQSS rule (x meets q,
  * or |x - q| = eng_exit_quanta dq); both schedule j. */
+/* Second order, before state j's own event at t: the longest next interval
+ * over which the term x's quadratic leaves out (f along q beyond first
+ * order) stays within a quantum, estimated from the gap between the old
+ * polynomial's slope and f along the old q at t; INFINITY when none. */
+double eng_unseen_cap(qss_engine *e, int32_t j, double t);
 void eng_schedule_qss(qss_engine *e, int32_t j, double t);
 void eng_schedule_liqss(qss_engine *e, int32_t j, double t);
 /* Whether f_i reads x_i: then propagating q_i's change re-evaluates and

@@ -122,7 +122,9 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         }
         if (e->failed || !(t < e->window_end)) break;
         int32_t i = heap_top(&e->heap);
+        double cap = e->order == 2 ? eng_unseen_cap(e, i, t) : INFINITY;
         e->method->event(e, i, t);
+        if (cap < INFINITY && heap_time(&e->heap, i) > t + cap) heap_update(&e->heap, i, t + cap);
         e->stats->events++;
         if (e->activity) e->activity[i] += 1.0;
         /* one rank: a look at the clock every 2^16 events (several ranks

@@ -652,28 +652,56 @@ def group_plugin(group):
     return [case, undeclared_time(group)]
 
 
-# u' = -k(t) u with k(t) = 2 + t, the time dependence declared or not
+# u' = -k(t) u with k(t) = c + t, the time dependence declared or not
 PLUGIN_RATE = """#include "qmol.h"
+static double c = 2.0;
 static int row_size(const void *d, int64_t i) { (void)d, (void)i; return 1; }
 static void row(const void *d, int64_t i, int64_t *cols) { (void)d; cols[0] = i; }
 static double rhs(const void *d, int64_t i, double t, const double *v) {
     (void)d, (void)i;
-    return -(2.0 + t) * v[0];
+    return -(c + t) * v[0];
 }
 static void jac(const void *d, int64_t i, double t, const double *v, double *dfdv) {
     (void)d, (void)i, (void)v;
-    dfdv[0] = -(2.0 + t);
+    dfdv[0] = -(c + t);
 }
 static double x0(const void *d, int64_t i) { (void)d; return 1.0 + (double)i; }
-static const qmol_param_def params[] = {{"declared", 0.0, 0.0, 1.0, 1, "explicit_time"}};
+static const qmol_param_def params[] = {{"declared", 0.0, 0.0, 1.0, 1, "explicit_time"},
+                                        {"c", 2.0, 0.0, 10.0, 0, "k(t) = c + t"}};
 static int create(const double *v, qmol_problem *out, char *err, size_t errlen) {
     (void)err, (void)errlen;
+    c = v[1];
     *out = (qmol_problem){.n = 4, .t0 = 0.0, .tf = 2.0, .row_size = row_size, .row = row,
                           .rhs = rhs, .jac = jac, .x0 = x0, .components = 1,
                           .explicit_time = v[0] != 0.0};
     return 0;
 }
-static const qmol_problem_def def = {QMOL_API_VERSION, "rate", "s", "e", params, 1, create};
+static const qmol_problem_def def = {QMOL_API_VERSION, "rate", "s", "e", params, 2, create};
+const qmol_problem_def *qmol_plugin_problem(void) { return &def; }
+"""
+
+
+# u' = 1 + (u - 1)^2 from u = 1 (exact 1 + tan t): x'' = 0 at t0 without
+# any time dependence
+PLUGIN_TAN = """#include "qmol.h"
+static int row_size(const void *d, int64_t i) { (void)d, (void)i; return 1; }
+static void row(const void *d, int64_t i, int64_t *cols) { (void)d; cols[0] = i; }
+static double rhs(const void *d, int64_t i, double t, const double *v) {
+    (void)d, (void)i, (void)t;
+    return 1.0 + (v[0] - 1.0) * (v[0] - 1.0);
+}
+static void jac(const void *d, int64_t i, double t, const double *v, double *dfdv) {
+    (void)d, (void)i, (void)t;
+    dfdv[0] = 2.0 * (v[0] - 1.0);
+}
+static double x0(const void *d, int64_t i) { (void)d, (void)i; return 1.0; }
+static int create(const double *v, qmol_problem *out, char *err, size_t errlen) {
+    (void)v, (void)err, (void)errlen;
+    *out = (qmol_problem){.n = 1, .t0 = 0.0, .tf = 1.0, .row_size = row_size, .row = row,
+                          .rhs = rhs, .jac = jac, .x0 = x0, .components = 1};
+    return 0;
+}
+static const qmol_problem_def def = {QMOL_API_VERSION, "tan", "s", "e", 0, 0, create};
 const qmol_problem_def *qmol_plugin_problem(void) { return &def; }
 """
 
@@ -709,6 +737,41 @@ def undeclared_time(group):
                 u = f["states"][-1]
             exact = (1.0 + np.arange(4)) * math.exp(-6.0)  # int_0^2 (2 + t) dt = 6
             case.check(np.allclose(u, exact, rtol=1e-2), f"declared: u(2) {u}, exact {exact}")
+    # second order, x'' exactly 0 at t0 (c = 1: df/dt and f_u f cancel): the
+    # state froze on its first line, u(2) = -u(0) with no event (now: the
+    # event after one quantum, then eng_unseen_cap's intervals)
+    for method in ("qss2", "liqss2", "mliqss2"):
+        path = os.path.join(dd, "rate-c1-%s.h5" % method)
+        args = ["run", "--problem", so, "--set", "declared=1", "--set", "c=1", "--method",
+                method, "--samples", "2", "--output", path, "--quiet"]
+        rc, out, err = case.qmol(args, cwd=dd)
+        if rc == 0:
+            with h5py.File(path, "r") as f:
+                u, events = f["states"][-1], int(f["stats"].attrs["events"])
+            exact = (1.0 + np.arange(4)) * math.exp(-4.0)  # int_0^2 (1 + t) dt = 4
+            case.check(np.allclose(u, exact, rtol=1e-2) and events > 0,
+                       f"c = 1, {method}: u(2) {u}, exact {exact}, {events} events")
+        else:
+            case.check(False, f"c = 1, {method}: exit {rc}: {err!r}")
+    tan_src, tan_so = os.path.join(dd, "tan.c"), os.path.join(dd, "tan.so")
+    with open(tan_src, "w") as fh:
+        fh.write(PLUGIN_TAN)
+    r = subprocess.run([cc, "-shared", "-fPIC", "-I", inc, "-o", tan_so, tan_src],
+                       capture_output=True, text=True)
+    case.check(r.returncode == 0, f"cc failed: {r.stderr}")
+    for method in ("qss1", "qss2", "qss3", "liqss2", "mliqss2") if r.returncode == 0 else ():
+        path = os.path.join(dd, "tan-%s.h5" % method)
+        args = ["run", "--problem", tan_so, "--method", method, "--samples", "2", "--output",
+                path, "--quiet"]
+        rc, out, err = case.qmol(args, cwd=dd)
+        u = math.nan
+        if rc == 0:
+            with h5py.File(path, "r") as f:
+                u = float(f["states"][-1][0])
+        exact = 1.0 + math.tan(1.0)
+        # within 10 tol (the QSS families' C): 2.001 before, with one event
+        case.check(rc == 0 and abs(u - exact) <= 10 * 1e-3 * exact,
+                   f"tan, {method}: exit {rc}, u(1) {u}, exact {exact:.5f}")
     return case
 
 

