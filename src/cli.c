@@ -5,6 +5,7 @@
 #include "qmol_main.h"
 #include "registry.h"
 #include "run.h"
+#include "run_options.h"
 
 #include <float.h>
 #include <mpi.h>
@@ -76,25 +77,24 @@ static int list_problems(const char *name) {
     return 0;
 }
 
-/* Options that may come with --restart (the others come from the checkpoint);
- * 1 when they take a value. */
+/* Options that may come with --restart (run_options.h; the others come from
+ * the checkpoint); *takes_value 1 when the next argument is its value. */
 static int restart_extra(const char *arg, int *takes_value) {
-    static const char *const with_value[] = {"--checkpoint-every", "--checkpoint-file",
-                                             "--keep-last-window", "--progress"};
-    static const char *const flags[] = {"--quiet", "-q", "--verbose", "-v"};
-    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
-        size_t len = strlen(with_value[k]);
-        if (!strncmp(arg, with_value[k], len) && (arg[len] == '\0' || arg[len] == '=')) {
-            *takes_value = arg[len] == '\0';
-            return 1;
-        }
+    if (!strcmp(arg, "-q") || !strcmp(arg, "-v")) {
+        *takes_value = 0;
+        return 1;
     }
-    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
-        if (!strcmp(arg, flags[k])) {
-            *takes_value = 0;
-            return 1;
-        }
-    return 0;
+    if (strncmp(arg, "--", 2) != 0) return 0;
+    char name[64];
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+    if (len >= sizeof name) return 0;
+    memcpy(name, arg + 2, len);
+    name[len] = '\0';
+    const run_option *o = run_option_find(name);
+    if (!o || !run_option_on_restart(o)) return 0;
+    *takes_value = !eq && !run_option_is_flag(o);
+    return 1;
 }
 
 /* Whether s is a number and nothing else (a value of --checkpoint-every
@@ -183,12 +183,12 @@ static int restart_args(int argc, char **argv, int *out_argc, char ***out, char 
         }
         if (!strncmp(argv[a], "--restart=", 10)) continue;
         if (!restart_extra(argv[a], &takes_value)) {
+            char allowed[256];
+            run_options_restart_list(allowed, sizeof allowed);
             snprintf(err, errlen,
                      "--restart %s: %s cannot be given on a restart (the run's options come from "
-                     "the checkpoint; allowed: --checkpoint-every, --checkpoint-file, "
-                     "--keep-last-window, --progress, "
-                     "--quiet, --verbose)",
-                     path, argv[a]);
+                     "the checkpoint; allowed: %s)",
+                     path, argv[a], allowed);
             free(v);
             ckpt_info_free(&info);
             return 2;

@@ -33,6 +33,7 @@ struct run_option {
     const char *names; /* choices: space-separated names ... */
     const int *values; /* ... and the value each stores (an int field) */
     const char *must;  /* the complaint about a bad value */
+    int on_restart;    /* may be given with --restart (the others come from the checkpoint) */
 };
 
 #define FIELD(f) offsetof(run_config, f)
@@ -391,7 +392,7 @@ static const run_option options[] = {
      "seconds between progress reports on stderr (default:\n0.5 on a terminal, redrawn in "
      "place; 10 otherwise)",
      .set = set_real, .field = FIELD(progress), .lo = 0.0, .hi = DBL_MAX,
-     .must = "must be a number of seconds >= 0 (0: every chance to report)"},
+     .must = "must be a number of seconds >= 0 (0: every chance to report)", .on_restart = 1},
     {"compress", "L", "deflate /states at level L (1..9; default 0: none)", .set = set_count,
      .field = FIELD(compress), .lo = 0, .hi = 9,
      .must = "must be a deflate level, a whole number in [0, 9]"},
@@ -405,23 +406,25 @@ static const run_option options[] = {
      "off: none (default:\n30m; SIGTERM and SIGINT always stop at a checkpoint)",
      .set = set_checkpoint_every,
      .must = "must be a simulated time > 0 (t=0.5), a wall time > 0 with a unit (600s, 10m, "
-             "2h), or off"},
+             "2h), or off",
+     .on_restart = 1},
     {"checkpoint-file", "F", "the checkpoint (default: the output with .ckpt.h5)",
-     .field = FIELD(checkpoint_file), TEXT("file name")},
+     .field = FIELD(checkpoint_file), TEXT("file name"), .on_restart = 1},
     {"keep-last-window", "W",
      "on (default): keep a copy of the last window end in\nmemory (16 bytes per state for cvode "
      "and mixed, 80-170\nfor QSS methods; at most 2% more time), the checkpoint a\nfailed run "
      "leaves; off: it leaves the last periodic one",
-     .field = FIELD(keep_last_window), CHOICE("off on", on_off_values, "must be on or off")},
+     .field = FIELD(keep_last_window), CHOICE("off on", on_off_values, "must be on or off"),
+     .on_restart = 1},
     {"restart", "CKPT.h5",
      "resume a stopped run from its checkpoint (its options come\nfrom the checkpoint; "
      "--checkpoint-every, --checkpoint-file,\n--keep-last-window, --progress, --quiet, "
      "--verbose may be\nadded); any number of ranks",
      .field = FIELD(restart), TEXT("file name")},
     {"quiet", NULL, "less output (no progress)", .set = set_bool, .field = FIELD(quiet),
-     .must = "must be true or false (or yes/no, 1/0)"},
+     .must = "must be true or false (or yes/no, 1/0)", .on_restart = 1},
     {"verbose", NULL, "more output (per-rank spread)", .set = set_bool, .field = FIELD(verbose),
-     .must = "must be true or false (or yes/no, 1/0)"},
+     .must = "must be true or false (or yes/no, 1/0)", .on_restart = 1},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -433,6 +436,21 @@ const run_option *run_option_find(const char *name) {
 
 int run_option_is_flag(const run_option *o) {
     return o->metavar == NULL;
+}
+
+int run_option_on_restart(const run_option *o) {
+    return o->on_restart;
+}
+
+void run_options_restart_list(char *buf, size_t len) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < NOPTIONS && used < len; k++) {
+        if (!options[k].on_restart) continue;
+        int w = snprintf(buf + used, len - used, "%s--%s", used ? ", " : "", options[k].name);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
 }
 
 int run_option_in_ini(const run_option *o) {

@@ -20,6 +20,10 @@ const run_option *run_option_find(const char *name);
 /* Whether it is a flag on the command line (no value: --quiet); in an INI
  * file a flag takes true/false. */
 int run_option_is_flag(const run_option *o);
+/* Whether it may come with --restart (the other options come from the
+ * checkpoint), and "--checkpoint-every, ..." of those. */
+int run_option_on_restart(const run_option *o);
+void run_options_restart_list(char *buf, size_t len);
 /* Whether an INI file's [run] section may set it (not --set, --restart). */
 int run_option_in_ini(const run_option *o);
 /* Checks value and stores it in c. `where` names the input for a message
