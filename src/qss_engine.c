@@ -233,18 +233,16 @@ double eng_unseen_cap(qss_engine *e, int32_t j, double t) {
     double h = t - e->tx[j];
     if (!(h > 0.0)) return INFINITY;
     double predicted = e->xc[1][j] + 2.0 * h * e->xc[2][j];
-    int len = gather_row(e, j, t);
-    (void)len;
+    gather_row(e, j, t); /* the inputs' q at t, its own old q among them */
     double along = eval_rhs(e, j, t, e->vals);
     double gap = fabs(along - predicted);
-    /* a gap within the rounding of f says nothing (right after the last
-     * re-evaluation it is all rounding: caps of 1e-38 stalled qss2 at t = 1e-64) */
+    /* a gap within the rounding of f says nothing (so shortly after the
+     * last re-evaluation it is all rounding) */
     if (!isfinite(gap) || !(gap > UNSEEN_ROUNDING * fmax(fabs(along), fabs(predicted))))
         return INFINITY;
-    /* not below UNSEEN_FLOOR of the span: near a blow-up the caps chased
-     * the singularity into steps below the clock's resolution, and the run
-     * stalled at t = 1e-64 instead of failing on the infinite derivative
-     * (adr1d u0 = 1e120, checkpoint.runs) */
+    /* not below UNSEEN_FLOOR of the span (as unless_frozen: near a blow-up
+     * tiny intervals fall below the clock's resolution; adr1d u0 = 1e120
+     * stalled at t = 1e-64 instead of failing on its infinite derivative) */
     return fmax(cbrt(3.0 * e->dq[j] * h * h / gap), UNSEEN_FLOOR * fabs(e->tf - e->o->t0));
 }
 
