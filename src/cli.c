@@ -84,16 +84,10 @@ static int restart_extra(const char *arg, int *takes_value) {
         *takes_value = 0;
         return 1;
     }
-    if (strncmp(arg, "--", 2) != 0) return 0;
-    char name[64];
-    const char *eq = strchr(arg, '=');
-    size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-    if (len >= sizeof name) return 0;
-    memcpy(name, arg + 2, len);
-    name[len] = '\0';
-    const run_option *o = run_option_find(name);
+    const char *value;
+    const run_option *o = run_option_of_arg(arg, &value);
     if (!o || !run_option_on_restart(o)) return 0;
-    *takes_value = !eq && !run_option_is_flag(o);
+    *takes_value = !value && !run_option_is_flag(o);
     return 1;
 }
 

@@ -226,31 +226,23 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
             return failf(err, errlen,
                          "%s: unexpected argument (options start with --; see `qmol run --help`)",
                          arg);
-        char key[64], names[1024];
-        const char *eq = strchr(arg, '=');
-        const char *value;
-        size_t klen = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        if (klen < sizeof key) {
-            memcpy(key, arg + 2, klen);
-            key[klen] = '\0';
-        }
         /* before taking a value: an unknown option must not swallow the next one */
-        const run_option *o = klen < sizeof key ? run_option_find(key) : NULL;
+        const char *value;
+        const run_option *o = run_option_of_arg(arg, &value);
         if (!o) {
+            char names[1024];
             run_options_list(names, sizeof names, 1);
-            return failf(err, errlen, "--%.*s: unknown option (allowed: %s)", (int)klen, arg + 2,
-                         names);
-        }
-        if (eq) {
-            value = eq + 1;
-        } else if (run_option_is_flag(o)) {
-            value = "true";
-        } else {
-            if (a + 1 >= argc) return failf(err, errlen, "--%s: missing value", key);
-            value = argv[++a];
+            return failf(err, errlen, "--%.*s: unknown option (allowed: %s)",
+                         (int)strcspn(arg + 2, "="), arg + 2, names);
         }
         char where[80];
-        snprintf(where, sizeof where, "--%s", key);
+        snprintf(where, sizeof where, "--%s", run_option_name(o));
+        if (!value && run_option_is_flag(o)) {
+            value = "true";
+        } else if (!value) {
+            if (a + 1 >= argc) return failf(err, errlen, "%s: missing value", where);
+            value = argv[++a];
+        }
         int rc = run_option_apply(c, o, value, where, " ", err, errlen);
         if (rc) return rc;
     }

@@ -210,8 +210,7 @@ cvode_block *cvode_block_open(const model *m, const integrator_options *o,
         r->inputs = inputs ? inputs->values : NULL;
         r->inputs_ctx = inputs ? inputs->ctx : NULL;
         r->analytic_jac = o->use_jacobian && r->p->jac != NULL;
-        r->block_jacobi =
-            o->precond == PRECOND_BLOCK || (o->precond == PRECOND_AUTO && r->distributed);
+        r->block_jacobi = precond_resolve(o->precond, r->distributed) == PRECOND_BLOCK;
         which = o->linsol != LINSOL_AUTO ? o->linsol
                 : r->distributed         ? LINSOL_SPGMR
                                          : cvode_choose_linsol(m, NULL);

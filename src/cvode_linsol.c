@@ -32,6 +32,11 @@ const char *linsol_name(linsol_id l) {
     return "?";
 }
 
+int precond_resolve(int precond, int distributed) {
+    if (precond != PRECOND_AUTO) return precond;
+    return distributed ? PRECOND_BLOCK : PRECOND_JACOBI;
+}
+
 const char *precond_name(linsol_id l, int precond) {
     if (l != LINSOL_SPGMR) return NULL;
     return precond == PRECOND_JACOBI  ? "Jacobi"

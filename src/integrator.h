@@ -168,6 +168,9 @@ int mixed_check_coupling(int coupling, int ranks, char *err, size_t errlen);
 #define LINSOL_AUTO_BAND 8
 linsol_id cvode_choose_linsol(const model *m, const struct halo_plan *halo);
 const char *linsol_name(linsol_id l);
+/* The preconditioner that runs for `precond`: PRECOND_AUTO is block-Jacobi
+ * on a distributed block, Jacobi on one rank's. */
+int precond_resolve(int precond, int distributed);
 /* "Jacobi" or "block-Jacobi" (KLU on pieces of rows) when l is SPGMR with a
  * resolved preconditioner (not PRECOND_AUTO); NULL otherwise. */
 const char *precond_name(linsol_id l, int precond);

@@ -275,7 +275,9 @@ int window_agree(window_control *c, qss_engine *e, double drift, double cap, dou
     int redo = c->adaptive && e->journal && length > c->wmin * (1.0 + 1e-9);
     c->over_fail = !redo && drift > WINDOW_DRIFT_FAIL ? c->over_fail + 1 : 0;
     if (c->over_fail >= WINDOW_FAIL_RUN) {
-        const char *why = "windows of a problem with discontinuities are never run again";
+        const char *why = "windows of a problem with discontinuities whose discrete "
+                          "variables cannot be saved (no get_discrete/set_discrete) are never "
+                          "run again";
         const char *fix = "give a smaller --window-max";
         if (!c->adaptive) {
             why = "a window set by --window is never run again";

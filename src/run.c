@@ -774,9 +774,10 @@ int run_execute(const run_config *cin) {
     }
     if (c.linsol == LINSOL_AUTO && c.method != METHOD_MIXED)
         c.linsol = cvode_choose_linsol(mp, layout_halo(&layout));
-    /* what runs, as cvode_block chooses it (said in the summary and stored) */
-    if (c.method == METHOD_CVODE && c.linsol == LINSOL_SPGMR && c.precond == PRECOND_AUTO)
-        c.precond = size > 1 ? PRECOND_BLOCK : PRECOND_JACOBI;
+    /* what runs (said in the summary and stored): CVODE's block spans the
+     * ranks */
+    if (c.method == METHOD_CVODE && c.linsol == LINSOL_SPGMR)
+        c.precond = precond_resolve(c.precond, size > 1);
     integrator_options o = {.method = c.method,
                             .reltol = c.reltol,
                             .abstol = c.abstol,

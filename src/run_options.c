@@ -434,6 +434,22 @@ const run_option *run_option_find(const char *name) {
     return NULL;
 }
 
+const run_option *run_option_of_arg(const char *arg, const char **value) {
+    *value = NULL;
+    if (strncmp(arg, "--", 2) != 0) return NULL;
+    size_t len = strcspn(arg + 2, "=");
+    char name[64];
+    if (len >= sizeof name) return NULL;
+    memcpy(name, arg + 2, len);
+    name[len] = '\0';
+    if (arg[2 + len] == '=') *value = arg + 3 + len;
+    return run_option_find(name);
+}
+
+const char *run_option_name(const run_option *o) {
+    return o->name;
+}
+
 int run_option_is_flag(const run_option *o) {
     return o->metavar == NULL;
 }

@@ -17,6 +17,11 @@ typedef struct run_option run_option;
 
 /* The option named `name` (without "--"), or NULL. */
 const run_option *run_option_find(const char *name);
+/* The option a command-line argument names, "--name" or "--name=value"
+ * (*value: what follows '=', else NULL), or NULL when it names none. */
+const run_option *run_option_of_arg(const char *arg, const char **value);
+/* Its name, without "--". */
+const char *run_option_name(const run_option *o);
 /* Whether it is a flag on the command line (no value: --quiet); in an INI
  * file a flag takes true/false. */
 int run_option_is_flag(const run_option *o);
