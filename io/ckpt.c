@@ -285,6 +285,10 @@ int ckpt_scalar(ckpt_file *f, const char *name, double *value) {
     return agreed(f, bad);
 }
 
+int ckpt_has_scalar(ckpt_file *f, const char *name) {
+    return !f->writing && H5Aexists(f->group, name) > 0;
+}
+
 int ckpt_close(ckpt_file *f, int commit, char *err, size_t errlen) {
     /* its strings' checksum, then flushed and agreed: a close whose flush
      * fails leaves the file open inside HDF5 (h5u_empty_before_close) */

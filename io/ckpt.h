@@ -53,6 +53,9 @@ int ckpt_vector(ckpt_file *f, const char *name, int64_t len, double *values);
  * same value on every rank; infinite allowed, not NaN). Returns 0 or -1 as
  * ckpt_block. */
 int ckpt_scalar(ckpt_file *f, const char *name, double *value);
+/* Whether the integrator group holds the scalar name (a read-only look, the
+ * same answer on every rank: they read one file). */
+int ckpt_has_scalar(ckpt_file *f, const char *name);
 /* The first failure's message, or "". */
 const char *ckpt_error(const ckpt_file *f);
 /* Collective: closes f. A created file is renamed over PATH when commit is

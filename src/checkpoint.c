@@ -214,11 +214,18 @@ static int problem_discrete(checkpointer *k, state_io *io) {
 }
 
 /* The statistics as scalars stats.NAME: totals over ranks, windows as rank
- * 0 counts them (stats.h, stats_carry_over). */
-static int stats_io(state_io *io, qmol_stats *s) {
+ * 0 counts them (stats.h, stats_carry_over). Loading (from reader), a field
+ * is also read under its former name, and one added since is 0 when absent
+ * (the stopped run's part of it is not known). */
+static int stats_io(state_io *io, qmol_stats *s, ckpt_file *reader) {
     char name[64];
     for (size_t i = 0; i < stats_nfields; i++) {
         snprintf(name, sizeof name, "stats.%s", stats_fields[i].name);
+        if (reader && !ckpt_has_scalar(reader, name)) {
+            if (stats_fields[i].added) continue;
+            if (stats_fields[i].former)
+                snprintf(name, sizeof name, "stats.%s", stats_fields[i].former);
+        }
         double v = stats_fields[i].is_double ? *stats_wall(s, i) : (double)*stats_counter(s, i);
         if (io->scalar(io, name, &v)) return -1;
         if (stats_fields[i].is_double)
@@ -270,7 +277,7 @@ static int content(checkpointer *k, const integrator_state *s, state_io *io) {
     qmol_stats so_far = stats_so_far(k, s);
     integrator_io own = integrator_view(io);
     int rc = io->field(io, "x", k->x) || io->field(io, "activity", (double *)k->activity) ||
-             (s->save && s->save(s->ictx, &own.io)) || stats_io(io, &so_far) ||
+             (s->save && s->save(s->ictx, &own.io)) || stats_io(io, &so_far, NULL) ||
              problem_discrete(k, io);
     if (rc && !io->why) io->why = own.io.why;
     return rc;
@@ -339,7 +346,7 @@ void checkpoint_kept_size(method_id method, double *fixed, double *per_entry) {
     int order = qss_method_of(method)->order;
     *fixed += 2.0 * order + 5.0; /* x and q polynomials, tx, tq, dq, next */
     *fixed += 1.0;               /* the column eng_state_io passes some fields through */
-    if (method == METHOD_LIQSS1 || method == METHOD_LIQSS2) *fixed += 1.0;  /* diag */
+    if (method == METHOD_LIQSS1 || method == METHOD_LIQSS2) *fixed += 1.0; /* diag */
     if (method == METHOD_MLIQSS1 || method == METHOD_MLIQSS2) *per_entry = 1.0;
     if (method == METHOD_BQSS) *fixed += 5.0; /* levels, last transition, q's last change */
 }
@@ -425,7 +432,7 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
     k->reader_io = file_io(k, k->reader, 1);
     state_io *io = &k->reader_io.io;
     int rc = ckpt_block(k->reader, "x", k->xblock) ||
-             ckpt_block(k->reader, "activity", k->ablock) || stats_io(io, &k->before) ||
+             ckpt_block(k->reader, "activity", k->ablock) || stats_io(io, &k->before, k->reader) ||
              problem_discrete(k, io);
     char msg[1024];
     if (rc && io->why && io->why != ckpt_error(k->reader)) /* not the file's: memory */

@@ -15,6 +15,7 @@
 #include <sundials/sundials_context.h>
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,21 +261,38 @@ int cvode_block_dky(cvode_block *b, double t, int k, double *out, char *err, siz
     return 0;
 }
 
-/* CVODE's counters since its last (re)start. */
-static int counters(void *mem, long v[5]) {
-    int flag = CVodeGetNumSteps(mem, &v[0]);
-    if (flag >= 0) flag = CVodeGetNumNonlinSolvIters(mem, &v[1]);
-    if (flag >= 0) flag = CVodeGetNumLinIters(mem, &v[2]);
-    if (flag >= 0) flag = CVodeGetNumErrTestFails(mem, &v[3]);
-    if (flag >= 0) flag = CVodeGetNumNonlinSolvConvFails(mem, &v[4]);
+/* CVODE's counters since its last (re)start, and the field of qmol_stats
+ * each adds to (SUNDIALS' names: stats.h). */
+static const struct {
+    int (*get)(void *mem, long *value);
+    size_t field;
+} cv_counters[CV_NCOUNTERS] = {
+    {CVodeGetNumSteps, offsetof(qmol_stats, nst)},
+    {CVodeGetNumRhsEvals, offsetof(qmol_stats, nfe)},
+    {CVodeGetNumLinRhsEvals, offsetof(qmol_stats, nfeLS)},
+    {CVodeGetNumNonlinSolvIters, offsetof(qmol_stats, nni)},
+    {CVodeGetNumNonlinSolvConvFails, offsetof(qmol_stats, ncfn)},
+    {CVodeGetNumErrTestFails, offsetof(qmol_stats, netf)},
+    {CVodeGetNumLinSolvSetups, offsetof(qmol_stats, nsetups)},
+    {CVodeGetNumLinIters, offsetof(qmol_stats, nli)},
+    {CVodeGetNumLinConvFails, offsetof(qmol_stats, ncfl)},
+    {CVodeGetNumPrecEvals, offsetof(qmol_stats, npe)},
+    {CVodeGetNumPrecSolves, offsetof(qmol_stats, nps)},
+    {CVodeGetNumJtimesEvals, offsetof(qmol_stats, njvevals)},
+};
+
+static int counters(void *mem, long v[CV_NCOUNTERS]) {
+    int flag = 0;
+    for (int k = 0; k < CV_NCOUNTERS && flag >= 0; k++)
+        flag = cv_counters[k].get(mem, &v[k]);
     return flag;
 }
 
 int cvode_block_reinit(cvode_block *b, double t, char *err, size_t errlen) {
-    long v[5];
+    long v[CV_NCOUNTERS];
     int flag = counters(b->mem, v);
     if (flag < 0) return cvl_check(flag, "a CVodeGetNum* statistics call", &b->r, err, errlen);
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < CV_NCOUNTERS; k++)
         b->before_restart[k] += v[k];
     flag = CVodeReInit(b->mem, t, b->y);
     if (flag < 0) return cvl_check(flag, "CVodeReInit", &b->r, err, errlen);
@@ -315,24 +333,19 @@ int cvode_block_add_stats(cvode_block *b, qmol_stats *stats, int steps_are_event
                           size_t errlen) {
     const cv_run *r = &b->r;
     void *mem = b->mem;
-    long v[5];
+    long v[CV_NCOUNTERS];
     int flag = counters(mem, v);
     if (flag < 0) return cvl_check(flag, "a CVodeGetNum* statistics call", r, err, errlen);
-    long steps = v[0] + b->before_restart[0], nni = v[1] + b->before_restart[1];
-    long nli = v[2] + b->before_restart[2], netf = v[3] + b->before_restart[3];
-    long ncf = v[4] + b->before_restart[4];
     if (!stats) return 0;
     /* CVODE's counters are global (the same on every rank); the row
      * evaluations are this rank's, so they add up over ranks */
-    stats->steps += (uint64_t)steps;
-    if (steps_are_events) stats->events += (uint64_t)steps;
-    stats->newton_iters += (uint64_t)nni;
-    stats->lin_iters += (uint64_t)nli;
-    stats->err_test_fails += (uint64_t)netf;
-    stats->conv_fails += (uint64_t)ncf;
-    stats->jac_setups += r->jac_setups;
-    stats->rhs_evals += (uint64_t)r->m->n * r->rhs_calls + r->fd_evals;
-    stats->jac_evals += r->jac_rows;
+    for (int k = 0; k < CV_NCOUNTERS; k++)
+        *(uint64_t *)((char *)stats + cv_counters[k].field) +=
+            (uint64_t)(v[k] + b->before_restart[k]);
+    if (steps_are_events) stats->events += (uint64_t)(v[0] + b->before_restart[0]);
+    stats->nje += r->jac_evals;
+    stats->row_evals += (uint64_t)r->m->n * r->rhs_calls + r->fd_evals;
+    stats->jac_rows += r->jac_rows;
     const halo_plan *h = r->halo;
     if (h) { /* each exchange sends the same lists */
         uint64_t dests = 0;

@@ -37,6 +37,8 @@
  * buck-heatsink's 60 s at tol 1e-7 at t = 43: its 3.6 million handlers each
  * restart CVODE. A mixed run's advance is one call per window. */
 #define CV_MAX_STEPS 10000000L
+/* CVODE counters qmol reads (cvode_block.c, cv_counters) */
+#define CV_NCOUNTERS 12
 
 typedef struct cv_run {
     const model *m;
@@ -75,7 +77,7 @@ typedef struct cv_run {
     SUNLinearSolver bj_LS;
     N_Vector bj_x, bj_b; /* serial wrappers of the local arrays */
     /* counters (this rank) */
-    uint64_t rhs_calls, fd_evals, jac_rows, jac_setups;
+    uint64_t rhs_calls, fd_evals, jac_rows, jac_evals;
     uint64_t exchanges;   /* halo exchanges (P ranks) */
     double wall_exchange; /* seconds in them */
     char cvmsg[256];      /* CVODE's last error message */
@@ -91,10 +93,9 @@ typedef struct cvode_block {
     SUNMatrix A;
     SUNLinearSolver LS;
     void *mem;
-    /* CVODE's counters before its last restart (CVodeReInit zeroes them):
-     * steps, Newton iterations, linear iterations, error test and
-     * convergence failures */
-    long before_restart[5];
+    /* CVODE's counters (cvode_block.c, cv_counters) before its last restart:
+     * CVodeReInit zeroes them */
+    long before_restart[CV_NCOUNTERS];
 } cvode_block;
 
 /* On P ranks every rank returns the lowest failing rank's rc and message. */

@@ -149,7 +149,7 @@ int cvr_jacobian(cv_run *r, double t, N_Vector y, N_Vector fy) {
     if (r->analytic_jac) r->jac_rows += (uint64_t)n;
     int rc = cvr_agree(r, bad);
     r->jval_ready = rc == 0;
-    if (rc == 0) r->jac_setups++;
+    if (rc == 0) r->jac_evals++;
     return rc;
 }
 

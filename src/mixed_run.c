@@ -196,7 +196,7 @@ static void renew_bdf_columns(mixed *x, double t, double span) {
         for (int64_t k = start; k < mb->row_ptr[b + 1]; k++)
             x->vals[k - start] = w[mb->row_col[k]];
         x->ydot[b] = p->rhs(p->data, x->gid_b[b], t, x->vals);
-        e->stats->rhs_evals++;
+        e->stats->row_evals++;
     }
     for (int32_t b = 0; b < x->nb; b++)
         x->lay_slope[x->lay_b[b]] = x->ydot[b];
@@ -527,16 +527,9 @@ static int add_bdf_stats(mixed *x, qmol_stats *stats, char *err, size_t errlen) 
     qmol_stats s;
     memset(&s, 0, sizeof s);
     if (cvode_block_add_stats(x->bdf, &s, 0, err, errlen)) return -1;
-    stats->rhs_evals += s.rhs_evals;
-    stats->jac_evals += s.jac_evals;
-    if (x->rank == 0) {
-        stats->steps += s.steps;
-        stats->newton_iters += s.newton_iters;
-        stats->lin_iters += s.lin_iters;
-        stats->err_test_fails += s.err_test_fails;
-        stats->conv_fails += s.conv_fails;
-        stats->jac_setups += s.jac_setups;
-    }
+    stats->row_evals += s.row_evals;
+    stats->jac_rows += s.jac_rows;
+    if (x->rank == 0) stats_add_solver(stats, &s);
     const halo_plan *h = x->halo;
     if (h) { /* each layout exchange sends the same lists */
         uint64_t dests = 0;

@@ -151,7 +151,7 @@ static int gather_row(qss_engine *e, int32_t j, double t) {
 }
 
 static double eval_rhs(qss_engine *e, int32_t j, double t, const double *vals) {
-    e->stats->rhs_evals++;
+    e->stats->row_evals++;
     return e->p->rhs(e->p->data, model_gid(e->m, j), t, vals);
 }
 
@@ -248,7 +248,7 @@ double eng_unseen_cap(qss_engine *e, int32_t j, double t) {
 
 void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
     int len = gather_row(e, j, t);
-    e->stats->jac_evals++;
+    e->stats->jac_rows++;
     e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
     store_estimates(e, j, len);
 }
@@ -270,7 +270,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     e->xc[3][j] = 0.0;
     if (e->order < 2) {
         if (e->analytic_jac && e->entry) {
-            e->stats->jac_evals++;
+            e->stats->jac_rows++;
             e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
             store_estimates(e, j, len);
         }
@@ -278,7 +278,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     }
     if (e->analytic_jac && e->order == 2 && !e->p->explicit_time) {
         /* exact: d f_j / dt = sum_k df/dv_k * dq_k/dt */
-        e->stats->jac_evals++;
+        e->stats->jac_rows++;
         e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
         double fdot = 0.0;
         for (int k = 0; k < len; k++)
@@ -296,7 +296,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     e->xc[2][j] = 0.5 * (fp - fm) / (2.0 * tau);
     if (e->order >= 3) e->xc[3][j] = (fp - 2.0 * f + fm) / (tau * tau) / 6.0;
     if (e->analytic_jac && e->entry) {
-        e->stats->jac_evals++;
+        e->stats->jac_rows++;
         e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
         store_estimates(e, j, len);
     }

@@ -306,7 +306,26 @@ static double peak_bytes_per_state(const run_layout *l, int64_t n, double *peak_
 
 /* One row of the summary table: a label, a count and a note. */
 static void count_row(const char *label, uint64_t v, const char *note) {
-    printf("    %-22s %15llu%s%s\n", label, (unsigned long long)v, *note ? "  " : "", note);
+    printf("    %-24s %13llu%s%s\n", label, (unsigned long long)v, *note ? "  " : "", note);
+}
+
+/* CVODE's counters after its steps, with SUNDIALS' names (stats.h); the
+ * ones that are 0 for the linear solver that ran are left out. */
+static void cvode_rows(const qmol_stats *s) {
+    count_row("rhs evaluations (nfe)", s->nfe, "whole system");
+    if (s->nfeLS) count_row("  for Jv (nfeLS)", s->nfeLS, "");
+    count_row("newton iterations (nni)", s->nni, "");
+    if (s->ncfn) count_row("  failed (ncfn)", s->ncfn, "");
+    count_row("linear set-ups (nsetups)", s->nsetups, "");
+    if (s->nli) count_row("linear iters (nli)", s->nli, "");
+    if (s->ncfl) count_row("  failed (ncfl)", s->ncfl, "");
+    count_row("jacobians (nje)", s->nje, "whole system");
+    if (s->npe || s->nps) {
+        count_row("precond evals (npe)", s->npe, "");
+        count_row("precond solves (nps)", s->nps, "");
+    }
+    if (s->njvevals) count_row("J v products (njvevals)", s->njvevals, "");
+    count_row("error test fails (netf)", s->netf, "");
 }
 
 /* The rejected windows (several ranks) and the events they redid. */
@@ -319,7 +338,7 @@ static void rejected_row(const qmol_stats *s) {
 
 /* One wall-time row: seconds and share of the total. */
 static void wall_row(const char *label, double v, double total, const char *note) {
-    printf("    %-22s %13.3f s  %5.1f%%%s%s\n", label, v, total > 0 ? 100.0 * v / total : 0.0,
+    printf("    %-24s %11.3f s  %5.1f%%%s%s\n", label, v, total > 0 ? 100.0 * v / total : 0.0,
            *note ? "  " : "", note);
 }
 
@@ -349,28 +368,25 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
     double per_s = s->wall_integrate > 0 ? (double)s->events / s->wall_integrate : 0.0;
     printf("  work%s\n", size > 1 ? " (totals over ranks)" : "");
     if (c->method == METHOD_CVODE) {
-        per_s = s->wall_integrate > 0 ? (double)s->steps / s->wall_integrate : 0.0;
+        per_s = s->wall_integrate > 0 ? (double)s->nst / s->wall_integrate : 0.0;
         snprintf(rate, sizeof rate, "%.3g per second", per_s);
-        count_row("steps", s->steps, rate);
-        count_row("newton iterations", s->newton_iters, "");
-        count_row("jacobian set-ups", s->jac_setups, "");
-        count_row("error test failures", s->err_test_fails, "");
+        count_row("steps (nst)", s->nst, rate);
+        cvode_rows(s);
     } else {
         snprintf(rate, sizeof rate, "%.3g per second", per_s);
         count_row(c->method == METHOD_MIXED ? "QSS events" : "events", s->events, rate);
         if (c->method == METHOD_MIXED) {
-            count_row("BDF steps", s->steps, "");
+            count_row("BDF steps (nst)", s->nst, "");
             count_row("windows", s->windows, size > 1 ? "agreed" : "");
             if (size > 1) rejected_row(s);
             count_row("  cut by the step limit", s->step_limits, "");
             count_row("  cut by extrapolation", s->extrap_limits, "");
-            count_row("newton iterations", s->newton_iters, "");
-        } else {
-            count_row("jacobian rows", s->jac_evals, "");
-            if (s->pair_steps) count_row("pair steps", s->pair_steps, "mLIQSS");
+            cvode_rows(s);
         }
+        count_row("jacobian rows", s->jac_rows, "scalar rows, QSS and BDF");
+        if (s->pair_steps) count_row("pair steps", s->pair_steps, "mLIQSS");
     }
-    count_row("rhs evaluations", s->rhs_evals, "scalar");
+    count_row("row evaluations", s->row_evals, "scalar f_i");
     if (s->crossings || s->time_events) {
         count_row("zero crossings", s->crossings, "/events");
         count_row("time events", s->time_events, "");

@@ -4,34 +4,46 @@
 
 #include <stddef.h>
 
+#define COUNTER(name, agreed, former, added)                                                       \
+    { #name, offsetof(qmol_stats, name), 0, agreed, former, added }
+#define WALL(name)                                                                                 \
+    { #name, offsetof(qmol_stats, name), 1, 0, NULL, 0 }
+
 const stats_field stats_fields[] = {
-    {"events", offsetof(qmol_stats, events), 0, 0},
-    {"rhs_evals", offsetof(qmol_stats, rhs_evals), 0, 0},
-    {"jac_evals", offsetof(qmol_stats, jac_evals), 0, 0},
-    {"pair_steps", offsetof(qmol_stats, pair_steps), 0, 0},
-    {"steps", offsetof(qmol_stats, steps), 0, 0},
-    {"newton_iters", offsetof(qmol_stats, newton_iters), 0, 0},
-    {"lin_iters", offsetof(qmol_stats, lin_iters), 0, 0},
-    {"err_test_fails", offsetof(qmol_stats, err_test_fails), 0, 0},
-    {"conv_fails", offsetof(qmol_stats, conv_fails), 0, 0},
-    {"jac_setups", offsetof(qmol_stats, jac_setups), 0, 0},
-    {"windows", offsetof(qmol_stats, windows), 0, 1},
-    {"windows_rejected", offsetof(qmol_stats, windows_rejected), 0, 1},
-    {"events_rejected", offsetof(qmol_stats, events_rejected), 0, 0},
-    {"crossings", offsetof(qmol_stats, crossings), 0, 0},
-    {"time_events", offsetof(qmol_stats, time_events), 0, 0},
-    {"step_limits", offsetof(qmol_stats, step_limits), 0, 0},
-    {"extrap_limits", offsetof(qmol_stats, extrap_limits), 0, 0},
-    {"messages", offsetof(qmol_stats, messages), 0, 0},
-    {"bytes_sent", offsetof(qmol_stats, bytes_sent), 0, 0},
-    {"late_updates", offsetof(qmol_stats, late_updates), 0, 0},
-    {"wall_setup", offsetof(qmol_stats, wall_setup), 1, 0},
-    {"wall_partition", offsetof(qmol_stats, wall_partition), 1, 0},
-    {"wall_integrate", offsetof(qmol_stats, wall_integrate), 1, 0},
-    {"wall_exchange", offsetof(qmol_stats, wall_exchange), 1, 0},
-    {"wall_wait", offsetof(qmol_stats, wall_wait), 1, 0},
-    {"wall_output", offsetof(qmol_stats, wall_output), 1, 0},
-    {"wall_total", offsetof(qmol_stats, wall_total), 1, 0},
+    COUNTER(events, 0, NULL, 0),
+    COUNTER(pair_steps, 0, NULL, 0),
+    COUNTER(row_evals, 0, "rhs_evals", 0),
+    COUNTER(jac_rows, 0, "jac_evals", 0),
+    COUNTER(nst, 0, "steps", 0),
+    COUNTER(nfe, 0, NULL, 1),
+    COUNTER(nfeLS, 0, NULL, 1),
+    COUNTER(nni, 0, "newton_iters", 0),
+    COUNTER(ncfn, 0, "conv_fails", 0),
+    COUNTER(netf, 0, "err_test_fails", 0),
+    COUNTER(nsetups, 0, NULL, 1),
+    COUNTER(nli, 0, "lin_iters", 0),
+    COUNTER(ncfl, 0, NULL, 1),
+    COUNTER(nje, 0, "jac_setups", 0),
+    COUNTER(npe, 0, NULL, 1),
+    COUNTER(nps, 0, NULL, 1),
+    COUNTER(njvevals, 0, NULL, 1),
+    COUNTER(windows, 1, NULL, 0),
+    COUNTER(windows_rejected, 1, NULL, 0),
+    COUNTER(events_rejected, 0, NULL, 0),
+    COUNTER(crossings, 0, NULL, 0),
+    COUNTER(time_events, 0, NULL, 0),
+    COUNTER(step_limits, 0, NULL, 0),
+    COUNTER(extrap_limits, 0, NULL, 0),
+    COUNTER(messages, 0, NULL, 0),
+    COUNTER(bytes_sent, 0, NULL, 0),
+    COUNTER(late_updates, 0, NULL, 0),
+    WALL(wall_setup),
+    WALL(wall_partition),
+    WALL(wall_integrate),
+    WALL(wall_exchange),
+    WALL(wall_wait),
+    WALL(wall_output),
+    WALL(wall_total),
 };
 
 const size_t stats_nfields = sizeof stats_fields / sizeof stats_fields[0];
@@ -72,11 +84,23 @@ qmol_stats stats_reduce(const qmol_stats *mine, MPI_Comm comm) {
     return out;
 }
 
+/* Field i is one of CVODE's counters (nst ... njvevals in qmol_stats). */
+static int is_solver(size_t i) {
+    return stats_fields[i].off >= offsetof(qmol_stats, nst) &&
+           stats_fields[i].off <= offsetof(qmol_stats, njvevals);
+}
+
 void stats_count_global_once(qmol_stats *s, int rank) {
     if (rank == 0) return;
     s->crossings = s->time_events = 0; /* every rank handles every event */
-    s->events = s->steps = s->newton_iters = s->lin_iters = 0;
-    s->err_test_fails = s->conv_fails = s->jac_setups = 0;
+    s->events = 0;
+    for (size_t i = 0; i < stats_nfields; i++)
+        if (is_solver(i)) *stats_counter(s, i) = 0;
+}
+
+void stats_add_solver(qmol_stats *s, const qmol_stats *from) {
+    for (size_t i = 0; i < stats_nfields; i++)
+        if (is_solver(i)) *stats_counter(s, i) += *stats_counter((qmol_stats *)from, i);
 }
 
 void stats_carry_over(qmol_stats *s, const qmol_stats *before, int rank) {

@@ -8,12 +8,20 @@
 
 typedef struct qmol_stats {
     /* QSS family */
-    uint64_t events;     /* changes of a quantized state */
-    uint64_t rhs_evals;  /* scalar f_i evaluations (CVODE: n per full RHS) */
-    uint64_t jac_evals;  /* scalar Jacobian-row evaluations */
+    uint64_t events;     /* changes of a quantized state (CVODE: its steps) */
     uint64_t pair_steps; /* mLIQSS simultaneous pair steps taken */
-    /* CVODE */
-    uint64_t steps, newton_iters, lin_iters, err_test_fails, conv_fails, jac_setups;
+    /* per row, every integrator: this rank's scalar evaluations of f_i and of
+     * Jacobian rows (a CVODE right-hand side evaluates every owned row) */
+    uint64_t row_evals, jac_rows;
+    /* CVODE, with SUNDIALS' names and meaning (CVodeGetNum*): steps (nst),
+     * right-hand sides of the whole system (nfe, and nfeLS for the linear
+     * solver), Newton iterations and their convergence failures (nni, ncfn),
+     * error test failures (netf), linear solver set-ups, iterations and
+     * convergence failures (nsetups, nli, ncfl), Jacobian evaluations of the
+     * whole system (nje: qmol's, for the direct solvers and for the
+     * preconditioners), preconditioner evaluations and solves (npe, nps),
+     * Jacobian-vector products (njvevals) */
+    uint64_t nst, nfe, nfeLS, nni, ncfn, netf, nsetups, nli, ncfl, nje, npe, nps, njvevals;
     /* discontinuities: zero crossings and time events handled */
     uint64_t crossings, time_events;
     /* mixed: BDF steps cut short by the coupling step limit (thesis Eq. 7.35) */
@@ -35,12 +43,16 @@ typedef struct qmol_stats {
 
 /* The fields by name: counters (uint64_t) and wall times (double, is_double)
  * at offset off. An agreed counter (windows) is the same on every rank: its
- * total is that count, not the sum over ranks. */
+ * total is that count, not the sum over ranks. Checkpoints written before
+ * the counters took SUNDIALS' names store a field under `former` (or lack it:
+ * `added`, loaded as 0). */
 typedef struct stats_field {
     const char *name;
     size_t off;
     int is_double;
     int agreed;
+    const char *former;
+    int added;
 } stats_field;
 extern const stats_field stats_fields[];
 extern const size_t stats_nfields;
@@ -56,6 +68,8 @@ qmol_stats stats_reduce(const qmol_stats *mine, MPI_Comm comm);
  * rank: ranks other than 0 zero them, so that totals over ranks are the
  * solver's (row evaluations stay per rank). */
 void stats_count_global_once(qmol_stats *s, int rank);
+/* Adds from's CVODE solver counters (nst ... njvevals) to s. */
+void stats_add_solver(qmol_stats *s, const qmol_stats *from);
 /* A resumed run adds what its checkpoint counted before (`before`: totals
  * over the stopped run's ranks, windows as rank 0 counted them): counters on
  * rank 0, windows and wall times on every rank, so that the totals over the

@@ -20,9 +20,9 @@
 #define TIME_PROBE_ROWS 64
 
 typedef struct time_probe_hit {
-    int64_t row;      /* a row whose f changes with t */
-    double t0, t1;    /* two times ... */
-    double f0, f1;    /* ... and its values there */
+    int64_t row;   /* a row whose f changes with t */
+    double t0, t1; /* two times ... */
+    double f0, f1; /* ... and its values there */
 } time_probe_hit;
 
 /* Returns 1 (a row changes with t: *hit), 0 (none of the probed rows does,

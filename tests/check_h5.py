@@ -27,8 +27,8 @@ REQUIRED = {
     "reltol": float, "abstol": float, "t0": float, "tf": float,
     "samples": int, "n": int,
 }
-STATS_INT = ["events", "rhs_evals", "jac_evals", "pair_steps", "steps", "newton_iters",
-             "lin_iters", "err_test_fails", "conv_fails", "jac_setups", "windows",
+STATS_INT = ["events", "pair_steps", "row_evals", "jac_rows", "nst", "nfe", "nfeLS", "nni",
+             "ncfn", "netf", "nsetups", "nli", "ncfl", "nje", "npe", "nps", "njvevals", "windows",
              "windows_rejected", "events_rejected", "crossings", "time_events", "step_limits",
              "extrap_limits", "messages", "bytes_sent", "late_updates"]
 # the same on every rank: /stats holds that count, not the sum over ranks

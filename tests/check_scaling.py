@@ -6,7 +6,7 @@ usage: check_scaling.py --script scripts/scaling --ranks 1,2 --oversubscribed 3
 
 Passes when the script exits 0, prints its CSV and PNG paths, and the CSV has
 every column and one row per P (strong series), each completed, with sane
-figures: positive times, events and rhs evaluations, speed-up 1 and e_rr 0 at
+figures: positive times, events and row evaluations, speed-up 1 and e_rr 0 at
 P = 1, finite e_rr against P = 1 elsewhere, partition kind 'single' on one
 rank with no edge cut, and the oversubscribed flag on the right rows. The PNG
 must be a PNG. The figures themselves (speed) are not judged.
@@ -21,7 +21,7 @@ COLUMNS = [
     "series", "P", "oversubscribed", "status", "problem", "sets", "n", "states_per_rank",
     "method", "tol", "abstol", "tf", "samples", "partition", "window", "repeat",
     "wall_total_s", "wall_process_s", "wall_integrate_s", "speedup", "efficiency",
-    "events", "rhs_evals", "steps", "windows", "messages", "bytes_sent",
+    "events", "row_evals", "nst", "windows", "messages", "bytes_sent",
     "messages_per_window", "bytes_per_window", "late_updates", "wall_exchange_s",
     "wall_wait_s", "partition_kind", "edge_cut", "imbalance", "e_rr_vs_p1", "e_rr_vs_ref",
     "ref_tol", "output", "message", "command",
@@ -95,7 +95,7 @@ def main():
             fail("P=%d: oversubscribed = %s, expected %d" % (P, r["oversubscribed"], want[P]))
         if int(r["n"]) != args.n:
             fail("P=%d: n = %s, expected %d" % (P, r["n"], args.n))
-        for key in ("wall_total_s", "wall_process_s", "events", "rhs_evals", "windows",
+        for key in ("wall_total_s", "wall_process_s", "events", "row_evals", "windows",
                     "speedup", "efficiency"):
             if num(r, key) <= 0:
                 fail("P=%d: %s = %s, expected > 0" % (P, key, r[key]))

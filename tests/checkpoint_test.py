@@ -174,7 +174,10 @@ def older_checkpoint(args, where, fails):
     """A checkpoint written before --checkpoint-every needed "t=" stored a bare
     number, which meant simulated time: a restart from it (a copy of where's,
     its args rewritten so, without the strings' checksum as such files had)
-    goes on with that meaning and ends as the run that was not stopped."""
+    goes on with that meaning and ends as the run that was not stopped. Its
+    counters carry the names they had then (rhs_evals, jac_evals, steps, ...;
+    nfe and the other CVODE counters added since are absent): they are read
+    under those names and added to the resumed run's /stats."""
     old = where + "-older"
     shutil.rmtree(old, ignore_errors=True)
     shutil.copytree(where, old)
@@ -189,6 +192,16 @@ def older_checkpoint(args, where, fails):
         f.attrs["args"] = stored.replace("--checkpoint-every\nt=0.1\n",
                                          "--checkpoint-every\n0.1\n").replace("--quiet\n", "")
         del f.attrs["strings_checksum"]
+        g = f["integrator"]
+        former = {"row_evals": "rhs_evals", "jac_rows": "jac_evals", "nst": "steps",
+                  "nni": "newton_iters", "ncfn": "conv_fails", "netf": "err_test_fails",
+                  "nli": "lin_iters", "nje": "jac_setups"}
+        rows_before = int(g.attrs["stats.row_evals"])
+        for new, name in former.items():
+            g.attrs["stats." + name] = g.attrs["stats." + new]
+            del g.attrs["stats." + new]
+        for added in ("nfe", "nfeLS", "nsetups", "ncfl", "npe", "nps", "njvevals"):
+            del g.attrs["stats." + added]
     r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5", "--progress", "0"], cwd=old,
                        capture_output=True, text=True, timeout=600)
     # progress after a restart: the percentage of the whole run (t0 = 0)
@@ -200,8 +213,16 @@ def older_checkpoint(args, where, fails):
                      % (len(reports), len(off), off[:2]))
     ok = r.returncode == 0 and same_run(os.path.join(old, "run.h5"),
                                         os.path.join(where, "full.h5"))
-    print("older checkpoint (--checkpoint-every 0.1 stored): resumed: exit %d, identical %s"
-          % (r.returncode, ok))
+    rows_after = -1
+    if ok:
+        with h5py.File(os.path.join(old, "run.h5"), "r") as f:
+            rows_after = int(f["stats"].attrs["row_evals"])
+        if not rows_after > rows_before > 0:
+            fails.append("older checkpoint: its rhs_evals %d not carried into row_evals %d"
+                         % (rows_before, rows_after))
+    print("older checkpoint (--checkpoint-every 0.1 stored, former counter names): resumed: "
+          "exit %d, identical %s, row_evals %d before the stop, %d in all"
+          % (r.returncode, ok, rows_before, rows_after))
     if not ok:
         fails.append("older checkpoint resumed: exit %d: %s" % (r.returncode, r.stderr.strip()))
 

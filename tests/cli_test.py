@@ -527,8 +527,8 @@ def group_output(group):
             case.check(np.array_equal(meth == 1, want), f"/partition/method {meth}")
             case.check(int(f["partition/bdf_owned"][0]) == 50, "/partition/bdf_owned")
             st = f["stats"].attrs
-            case.check(st["events"] > 0 and st["steps"] > 0 and st["windows"] > 0,
-                       f"/stats events {st['events']} steps {st['steps']}")
+            case.check(st["events"] > 0 and st["nst"] > 0 and st["windows"] > 0,
+                       f"/stats events {st['events']} nst {st['nst']}")
             err_max = float(np.max(np.abs(f["states"][()] - heat1d_exact(f))))
             case.check(err_max <= 1e-3, f"max |x - exact| = {err_max:.3g} > 1e-3")
         rc, out, err = case.qmol(["info", path], cwd=dd)

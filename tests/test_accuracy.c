@@ -114,7 +114,7 @@ static void adr1d_mliqss2(void **state) {
     assert_int_equal(ref->rc, 0);
     assert_int_equal(m->rc, 0);
     assert_int_equal(cv->rc, 0);
-    double evals = (double)m->stats.rhs_evals;
+    double evals = (double)m->stats.row_evals;
     if (evals < 0.5 * 140812 || evals > 2.0 * 140812)
         fail_msg("mLIQSS2 adr1d: %g scalar evaluations, thesis 140812", evals);
     double e_m = run_relative_error(m, ref), e_cv = run_relative_error(cv, ref);

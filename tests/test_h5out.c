@@ -83,9 +83,9 @@ static double state_value(int64_t k, int64_t i) {
 static qmol_stats fake_stats(int r) {
     qmol_stats s = {0};
     s.events = 1000 * (uint64_t)(r + 1);
-    s.rhs_evals = 4000;
-    s.jac_evals = 12;
-    s.steps = 5;
+    s.row_evals = 4000;
+    s.jac_rows = 12;
+    s.nst = 5;
     s.wall_setup = 0.5;
     s.wall_integrate = 2.0 + r;
     s.wall_output = 0.25;
@@ -185,11 +185,11 @@ static void test_write_read(void **state) {
     assert_true(g >= 0);
     unsigned long long events = 1000ull * (unsigned long long)(P * (P + 1) / 2);
     assert_int_equal(h5s_attr_u64(g, "events"), events);
-    assert_int_equal(h5s_attr_u64(g, "rhs_evals"), 4000ull * P);
-    assert_int_equal(h5s_attr_u64(g, "jac_evals"), 12ull * P);
+    assert_int_equal(h5s_attr_u64(g, "row_evals"), 4000ull * P);
+    assert_int_equal(h5s_attr_u64(g, "jac_rows"), 12ull * P);
     assert_int_equal(h5s_attr_u64(g, "pair_steps"), 0);
-    assert_int_equal(h5s_attr_u64(g, "steps"), 5ull * P);
-    assert_int_equal(h5s_attr_u64(g, "jac_setups"), 0);
+    assert_int_equal(h5s_attr_u64(g, "nst"), 5ull * P);
+    assert_int_equal(h5s_attr_u64(g, "nje"), 0);
     assert_int_equal(h5s_attr_u64(g, "windows"), 0);
     assert_int_equal(h5s_attr_u64(g, "bytes_sent"), 0);
     assert_true(h5s_attr_f64(g, "wall_setup") == 0.5);
