@@ -17,6 +17,13 @@ add_test(NAME tutorial.gray_scott
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tutorial_test.sh ${CMAKE_BINARY_DIR}
           ${CMAKE_CURRENT_BINARY_DIR}/tutorial-scratch "${QMOL_MPIEXEC_STRING}")
 set_tests_properties(tutorial.gray_scott PROPERTIES TIMEOUT 300 PROCESSORS 2)
+# An installed prefix moved elsewhere: pkg-config (normalized, then
+# --define-prefix), qmol, qmolpost, find_package from the new place
+# (tests/install_move_test.sh).
+add_test(NAME install.moved
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install_move_test.sh ${CMAKE_BINARY_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/install-move-scratch)
+set_tests_properties(install.moved PROPERTIES TIMEOUT 300)
 # Which samples and states a run writes (--sample-times, --output-states) and
 # /fields, on 1 and 2 ranks (tests/output_select_test.py).
 add_test(NAME output.select
