@@ -393,7 +393,7 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
     }
     if (size > 1) {
         printf("  %d ranks\n", size);
-        if (c->method != METHOD_MIXED) {
+        if (c->method != METHOD_MIXED && c->method != METHOD_CVODE) {
             count_row("windows", s->windows, "agreed");
             rejected_row(s);
         }
@@ -415,9 +415,13 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
 }
 
 /* The method of each owned state of a mixed run (collective); prints the
- * split. Returns 0, or -1 with err (the same on every rank). */
+ * split. When every state went to one block, *out is NULL and *pure the
+ * method that runs them alone (the QSS method or CVODE: a mixed run with an
+ * empty block is that method). Returns 0, or -1 with err (the same on every
+ * rank). */
 static int assign_methods(const run_config *c, const qmol_problem *p, run_layout *l,
-                          unsigned char **out, char *err, size_t errlen) {
+                          unsigned char **out, method_id *pure, char *err, size_t errlen) {
+    *pure = METHOD_MIXED;
     const model *mp = &l->m;
     unsigned char *assignment = malloc((size_t)mp->n + 1);
     *out = assignment;
@@ -444,7 +448,12 @@ static int assign_methods(const run_config *c, const qmol_problem *p, run_layout
     MPI_Allreduce(counts, total, 2, MPI_INT64_T, MPI_SUM, l->comm);
     MPI_Allreduce(counts, low, 2, MPI_INT64_T, MPI_MIN, l->comm);
     MPI_Allreduce(counts, high, 2, MPI_INT64_T, MPI_MAX, l->comm);
-    if (assign_check_split(total, err, errlen)) return -1;
+    if (total[0] == 0 || total[1] == 0) {
+        *pure = total[1] == 0 ? c->qss_method : METHOD_CVODE;
+        free(assignment);
+        *out = NULL;
+        return 0;
+    }
     if (!c->quiet && l->rank == 0) {
         printf("qmol: mixed: %lld states to %s, %lld to BDF (CVODE), coupling %s\n",
                (long long)total[0], method_name(c->qss_method), (long long)total[1],
@@ -458,22 +467,63 @@ static int assign_methods(const run_config *c, const qmol_problem *p, run_layout
     return 0;
 }
 
+/* A mixed run whose states all went to one block runs that block's method
+ * alone (said on rank 0), as if it had been asked for. */
+static void run_alone(run_config *c, method_id pure, int64_t n, int rank) {
+    if (!c->quiet && rank == 0)
+        printf("qmol: mixed: all %lld states went to %s: %s runs them alone\n", (long long)n,
+               pure == METHOD_CVODE ? "BDF" : "QSS", method_name(pure));
+    c->method = pure;
+}
+
+/* How the method partitions the states (--partition applied). Returns 0, or
+ * -1 with err (a bad --partition). */
+static int partition_for(const run_config *c, const qmol_problem *p, int size,
+                         partition_options *po, char *err, size_t errlen) {
+    *po = (partition_options){
+        .kind = PARTITION_METIS,
+        .gather_discrete = c->method != METHOD_CVODE && problem_has_discontinuities(p),
+        /* the states --assign auto keeps on QSS with them */
+        .gather_hops = c->method != METHOD_MIXED ? 0
+                       : c->assign_depth < 0     ? ASSIGN_DEPTH
+                                                 : c->assign_depth,
+        .coarsen_above = c->coarsen_above,
+        .weight_by_row = c->method != METHOD_CVODE,
+        .pieces_per_rank = c->pieces ? c->pieces
+                           : c->method == METHOD_CVODE || c->method == METHOD_MIXED
+                               ? 1
+                               : qss_pieces_per_rank(p->n, size)};
+    return c->partition ? partition_parse(c->partition, po, err, errlen) : 0;
+}
+
+/* Collective: whether the run fits in memory (memory_check.h). */
+static int run_memory_check(const run_config *c, const qmol_problem *p, const partition_options *po,
+                            int can_checkpoint, MPI_Comm comm, char *err, size_t errlen) {
+    int size;
+    MPI_Comm_size(comm, &size);
+    memory_extra extra = {partition_metis_vertices(p, po, size), 0.0, 0.0};
+    if (can_checkpoint && checkpoint_keeps_window(c))
+        checkpoint_kept_size(c->method, &extra.kept_doubles, &extra.kept_entry_doubles);
+    return memory_check(p, &extra, comm, err, errlen);
+}
+
 /* Several ranks, METIS: each state's method as a vertex class, so that
  * METIS balances the QSS and the BDF work separately. The assignment is
  * computed on a block partition first (it does not depend on the partition)
  * and moved to the directory blocks po->vertex_class is read in. Collective;
  * returns 0, or -1 with err (agreed). */
 static int mixed_vertex_classes(const run_config *c, const qmol_problem *p, partition_options *po,
-                                MPI_Comm comm, int8_t **classes, char *err, size_t errlen) {
+                                MPI_Comm comm, int8_t **classes, method_id *pure, char *err,
+                                size_t errlen) {
     partition_options pb = {.kind = PARTITION_BLOCK};
     run_layout first;
     if (layout_build(&first, p, &pb, comm, err, errlen) != 0) return -1;
     run_config quiet = *c;
     quiet.quiet = 1;
     unsigned char *assignment = NULL;
-    int rc = assign_methods(&quiet, p, &first, &assignment, err, errlen);
+    int rc = assign_methods(&quiet, p, &first, &assignment, pure, err, errlen);
     int64_t count[2] = {0, 0};
-    for (int32_t j = 0; rc == 0 && j < first.m.n; j++)
+    for (int32_t j = 0; rc == 0 && assignment && j < first.m.n; j++)
         count[assignment[j] == ASSIGN_BDF]++;
     /* A class with fewer states than METIS's P K pieces cannot be spread over
      * them (buck-heatsink's 6 QSS states, 4 ranks: METIS complained and left
@@ -745,34 +795,28 @@ int run_execute(const run_config *cin) {
             c.linsol == LINSOL_KLU ? "klu" : "band", size);
         goto done;
     }
-    partition_options po = {
-        .kind = PARTITION_METIS,
-        .gather_discrete = c.method != METHOD_CVODE && problem_has_discontinuities(&prob),
-        /* the states --assign auto keeps on QSS with them */
-        .gather_hops = c.method != METHOD_MIXED ? 0
-                       : c.assign_depth < 0     ? ASSIGN_DEPTH
-                                                : c.assign_depth,
-        .coarsen_above = c.coarsen_above,
-        .weight_by_row = c.method != METHOD_CVODE,
-        .pieces_per_rank = c.pieces ? c.pieces
-                           : c.method == METHOD_CVODE || c.method == METHOD_MIXED
-                               ? 1
-                               : qss_pieces_per_rank(prob.n, size)};
-    if (c.partition && partition_parse(c.partition, &po, err, sizeof err) != 0) {
+    partition_options po;
+    if (partition_for(&c, &prob, size, &po, err, sizeof err) != 0) {
         SAY("qmol: error: --partition %s: %s\n", c.partition, err);
         goto done;
     }
-    memory_extra extra = {partition_metis_vertices(&prob, &po, size), 0.0, 0.0};
-    if (can_checkpoint && checkpoint_keeps_window(&c))
-        checkpoint_kept_size(c.method, &extra.kept_doubles, &extra.kept_entry_doubles);
-    if (memory_check(&prob, &extra, comm, err, sizeof err) != 0) {
+    if (run_memory_check(&c, &prob, &po, can_checkpoint, comm, err, sizeof err) != 0) {
         SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
+    method_id pure = METHOD_MIXED;
     if (c.method == METHOD_MIXED && size > 1 && po.kind == PARTITION_METIS &&
-        mixed_vertex_classes(&c, &prob, &po, comm, &classes, err, sizeof err) != 0) {
+        mixed_vertex_classes(&c, &prob, &po, comm, &classes, &pure, err, sizeof err) != 0) {
         SAY("qmol: error: %s\n", err);
         goto done;
+    }
+    if (pure != METHOD_MIXED) { /* the partition and the memory of that method */
+        run_alone(&c, pure, prob.n, rank);
+        if (partition_for(&c, &prob, size, &po, err, sizeof err) != 0 ||
+            run_memory_check(&c, &prob, &po, can_checkpoint, comm, err, sizeof err) != 0) {
+            SAY("qmol: error: problem %s: %s\n", def->name, err);
+            goto done;
+        }
     }
     if (layout_build(&layout, &prob, &po, comm, err, sizeof err) != 0) {
         if (layout.partition_failed)
@@ -783,10 +827,12 @@ int run_execute(const run_config *cin) {
     }
     model *mp = &layout.m;
     if (size > 1 && !c.quiet) print_partition(&layout);
-    if (c.method == METHOD_MIXED &&
-        assign_methods(&c, &prob, &layout, &assignment, err, sizeof err) != 0) {
-        SAY("qmol: error: %s\n", err);
-        goto done;
+    if (c.method == METHOD_MIXED) {
+        if (assign_methods(&c, &prob, &layout, &assignment, &pure, err, sizeof err) != 0) {
+            SAY("qmol: error: %s\n", err);
+            goto done;
+        }
+        if (pure != METHOD_MIXED) run_alone(&c, pure, prob.n, rank);
     }
     if (c.linsol == LINSOL_AUTO && c.method != METHOD_MIXED)
         c.linsol = cvode_choose_linsol(mp, layout_halo(&layout));

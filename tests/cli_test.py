@@ -250,8 +250,6 @@ def bad_input_cases():
     run_case("bdf_bad_rule", ["--method", "mixed", "--bdf", "q>1"], ["--bdf", "q>1", "variable"])
     run_case("bdf_bad_coordinate", ["--method", "mixed", "--bdf", "y>1"],
              ["--bdf", "y>1", "not a coordinate"])
-    run_case("bdf_empty_block", ["--method", "mixed", "--bdf", "i>=100"],
-             ["--method mixed", "all 10 states went to QSS"])
     run_case("bdf_file_missing", ["--method", "mixed", "--bdf-file", "/nonexistent/ids"],
              ["--bdf-file", "/nonexistent/ids", "cannot open"])
     run_case("qss_method_not_qss", ["--method", "mixed", "--bdf", "i>=5", "--qss-method", "cvode"],

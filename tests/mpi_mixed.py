@@ -15,7 +15,10 @@ run must
 --assign auto's discontinuity rule gives the same split on 1 and 4 ranks when
 its search crosses rank boundaries (buck-heatsink, --assign-depth 40, block
 partition)
-and `--coupling interp` on two ranks is refused with exit code 2 and no
+a mixed run whose assignment leaves a block empty (--bdf selecting every
+state or none; heat2d, all QSS under --assign auto) runs the other block's
+method alone, with the same states, bit for bit, as that method asked for,
+on 1 and 2 ranks; and `--coupling interp` on two ranks is refused with exit code 2 and no
 output file. heat2d-thermostat's switching times under the mixed method on
 1, 2 and 4 ranks are checked by mpi_discontinuity.py.
 
@@ -116,6 +119,34 @@ def check_case(args, name, failures):
                             % (name, p, errors[p], errors[1]))
 
 
+def one_block(args, failures):
+    """Mixed runs with an empty block run the pure method (issue 20)."""
+    sets = ["--set", "nx=24", "--set", "ny=20"]
+    for p in (1, 2):
+        for mixed, alone, said in ((["--bdf", "i>=0"], "cvode", "all 480 states went to BDF"),
+                                   (["--bdf", "i<0"], "mliqss2", "all 480 states went to QSS"),
+                                   (["--assign", "auto"], "mliqss2",
+                                    "all 480 states went to QSS")):
+            out_m = os.path.join(args.scratch, "one-block-mixed-np%d.h5" % p)
+            out_a = os.path.join(args.scratch, "one-block-%s-np%d.h5" % (alone, p))
+            r = qmol(args, p, "heat2d", sets, 0.05, out_m, ["--method", "mixed"] + mixed,
+                     quiet=False)
+            a = qmol(args, p, "heat2d", sets, 0.05, out_a, ["--method", alone])
+            same = False
+            if r.returncode == 0 and a.returncode == 0:
+                with h5py.File(out_m, "r") as f:
+                    method = f.attrs["method"]
+                    method = method.decode() if isinstance(method, bytes) else str(method)
+                same = method == alone and np.array_equal(states(out_m), states(out_a))
+            told = ("%s: %s runs them alone" % (said, alone)) in r.stdout
+            print("mixed %s on %d rank(s): exit %d, ran %s alone: said %s, identical %s"
+                  % (" ".join(mixed), p, r.returncode, alone, told, same))
+            if not (same and told):
+                failures.append("mixed %s P=%d: exit %d, said %s, identical to --method %s %s: "
+                                "%s" % (" ".join(mixed), p, r.returncode, told, alone, same,
+                                        r.stderr[-500:]))
+
+
 def main():
     args = parse_args("mixed")
     failures = []
@@ -147,6 +178,7 @@ def main():
     if r.returncode != 0 or len(lines) < 2 or len(spread) != len(lines):
         failures.append("progress on 2 ranks: exit %d, %d progress lines, %d per-rank lines: %r"
                         % (r.returncode, len(lines), len(spread), r.stderr[-2000:]))
+    one_block(args, failures)
     out = os.path.join(args.scratch, "interp-np2.h5")
     problem, sets, tf, _ = CASES["vardiff"]
     r = qmol(args, 2, problem, sets, tf, out, ["--method", "mixed", "--assign", "auto",
