@@ -44,6 +44,7 @@ static int collect_ghosts(const qmol_problem *p, const int64_t *owned, int32_t n
     *edge_entries = 0;
     for (int32_t j = 0; j < n_owned; j++) {
         int r = p->row_size(p->data, owned[j]);
+        int64_t row_start = len;
         if (r <= 0) continue;
         p->row(p->data, owned[j], cols);
         for (int k = 0; k < r; k++) {
@@ -57,7 +58,6 @@ static int collect_ghosts(const qmol_problem *p, const int64_t *owned, int32_t n
                 return -1;
             }
             if (ids_find(owned, n_owned, cols[k]) >= 0) continue;
-            ++*edge_entries;
             if (len == cap) {
                 int64_t *bigger = realloc(g, (size_t)(2 * cap) * sizeof *g);
                 if (!bigger) goto oom;
@@ -66,6 +66,15 @@ static int collect_ghosts(const qmol_problem *p, const int64_t *owned, int32_t n
             }
             g[len++] = cols[k];
         }
+        /* a ghost the row lists more than once is one entry */
+        if (len - row_start > 1) {
+            qsort(g + row_start, (size_t)(len - row_start), sizeof *g, ids_compare);
+            int64_t kept = row_start + 1;
+            for (int64_t k = row_start + 1; k < len; k++)
+                if (g[kept - 1] != g[k]) g[kept++] = g[k];
+            len = kept;
+        }
+        *edge_entries += len - row_start;
     }
     free(cols);
     qsort(g, (size_t)len, sizeof *g, ids_compare);

@@ -36,7 +36,7 @@ typedef struct halo_plan {
     int32_t *reader_slot; /* positions in send_idx of every copy of that state */
     int *send_count, *send_displ, *recv_count, *recv_displ; /* for MPI (one value each) */
     double *send_buf;                                       /* send_ptr[ndests] */
-    int64_t edge_entries; /* entries of owned rows that read a ghost */
+    int64_t edge_entries; /* entries of owned rows that read a ghost (once per row) */
 } halo_plan;
 
 /* Collective over comm: builds the plan for the owned ids (ascending, from

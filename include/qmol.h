@@ -29,12 +29,20 @@ typedef struct qmol_problem {
     double tf;  /* default final time (the run may override it) */
     void *data; /* the problem's own parameters and tables */
 
-    /* Number of states f_i reads, and their global ids (no duplicates). */
+    /* Row i: its length, and the global ids of the states f_i reads, in the
+     * order rhs and jac take their values. A row may list a state more than
+     * once: a reflecting (Neumann) boundary written as a mirror, u_0' =
+     * d (u_1 - 2 u_0 + u_1) / h^2, lists u_1 twice. rhs and jac then get that
+     * state's value at each of its positions, exactly as listed; qmol's
+     * dependency graph (partition, halo, the QSS readers, CVODE's Jacobian
+     * pattern) holds it once, and its entries from jac are summed. */
     int (*row_size)(const void *data, int64_t i);
     void (*row)(const void *data, int64_t i, int64_t *cols);
     /* f_i(t, vals), vals[k] the value of state row(i)[k]. */
     double (*rhs)(const void *data, int64_t i, double t, const double *vals);
-    /* Optional: dfdv[k] = d f_i / d vals[k]. NULL: estimated numerically. */
+    /* Optional: dfdv[k] = d f_i / d vals[k], one per listed position (for
+     * u_0' above: c, -2c, c with c = d / h^2; qmol adds the two to d f_0 /
+     * d u_1 = 2c). NULL: estimated numerically. */
     void (*jac)(const void *data, int64_t i, double t, const double *vals, double *dfdv);
     /* Initial value of state i. */
     double (*x0)(const void *data, int64_t i);
@@ -62,7 +70,8 @@ typedef struct qmol_problem {
      * heater's state) live in data: rhs, jac and the crossing functions read
      * them, and only the handlers below change them. */
     /* Zero-crossing functions g_c, c in [0, n_crossings): like a row, each
-     * lists the states it reads and evaluates from their values. A crossing
+     * lists the states it reads (each once) and evaluates from their
+     * values. A crossing
      * happens when g_c changes sign (along the quantized trajectories under
      * QSS, CVODE's root finding under CVODE). */
     int64_t n_crossings;

@@ -98,21 +98,22 @@ static int apply_file(const model *m, const char *path, unsigned char *method, c
 
 /* ---- automatic: off-diagonal stiffness ----------------------------------- */
 
-/* Row j's off-diagonal rate at (t0, x0): analytic Jacobian, or differences. */
-static double offdiag_rate(const model *m, int32_t j, double t0, double *vals, double *dfdv) {
+/* Row j's off-diagonal rate at (t0, x0): analytic Jacobian, or differences
+ * (listed: model_rhs's scratch). */
+static double offdiag_rate(const model *m, int32_t j, double t0, double *vals, double *dfdv,
+                           double *listed) {
     const qmol_problem *p = m->problem;
     int64_t start = m->row_ptr[j], len = m->row_ptr[j + 1] - start;
-    int64_t g = model_gid(m, j);
     for (int64_t k = 0; k < len; k++)
         vals[k] = initial_value(p, model_gid(m, m->row_col[start + k]));
     if (p->jac) {
-        p->jac(p->data, g, t0, vals, dfdv);
+        model_jac(m, j, t0, vals, dfdv, listed);
     } else {
-        double f0 = p->rhs(p->data, g, t0, vals);
+        double f0 = model_rhs(m, j, t0, vals, listed);
         for (int64_t k = 0; k < len; k++) {
             double v = vals[k], h = sqrt(DBL_EPSILON) * fmax(fabs(v), 1.0);
             vals[k] = v + h;
-            dfdv[k] = (p->rhs(p->data, g, t0, vals) - f0) / (vals[k] - v);
+            dfdv[k] = (model_rhs(m, j, t0, vals, listed) - f0) / (vals[k] - v);
             vals[k] = v;
         }
     }
@@ -128,14 +129,16 @@ static int apply_auto(const model *m, const assign_options *a, unsigned char *me
     double span = a->tf - a->t0;
     double *vals = malloc(((size_t)m->max_row + 1) * sizeof *vals);
     double *dfdv = malloc(((size_t)m->max_row + 1) * sizeof *dfdv);
-    if (!vals || !dfdv) {
-        free(vals), free(dfdv);
+    double *listed = malloc((model_scratch_size(m) + 1) * sizeof *listed);
+    if (!vals || !dfdv || !listed) {
+        free(vals), free(dfdv), free(listed);
         snprintf(err, errlen, "--assign auto: out of memory");
         return -1;
     }
     for (int32_t j = 0; j < m->n; j++)
-        if (offdiag_rate(m, j, a->t0, vals, dfdv) * span > threshold) method[j] = ASSIGN_BDF;
-    free(vals), free(dfdv);
+        if (offdiag_rate(m, j, a->t0, vals, dfdv, listed) * span > threshold)
+            method[j] = ASSIGN_BDF;
+    free(vals), free(dfdv), free(listed);
     return 0;
 }
 

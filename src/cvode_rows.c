@@ -24,7 +24,8 @@ int cvr_alloc(cv_run *r) {
     const model *m = r->m;
     r->nthreads = omp_get_max_threads();
     if (r->nthreads < 1) r->nthreads = 1;
-    r->stride = ((size_t)m->max_row + CVR_LINE) / CVR_LINE * CVR_LINE;
+    /* a row's values, then model_rhs's scratch */
+    r->stride = ((size_t)m->max_row + model_scratch_size(m) + CVR_LINE) / CVR_LINE * CVR_LINE;
     r->vals =
         aligned_alloc(CVR_LINE * sizeof(double), (size_t)r->nthreads * r->stride * sizeof *r->vals);
     r->jval = malloc((size_t)(m->nnz > 0 ? m->nnz : 1) * sizeof *r->jval);
@@ -67,6 +68,11 @@ static double *thread_vals(const cv_run *r) {
     return r->vals + (size_t)omp_get_thread_num() * r->stride;
 }
 
+/* model_rhs's scratch of the thread whose row values are vals. */
+static double *listed_of(const cv_run *r, double *vals) {
+    return vals + r->m->max_row;
+}
+
 static void gather(const model *m, int32_t j, const double *x, double *vals) {
     int64_t start = m->row_ptr[j], len = m->row_ptr[j + 1] - start;
     for (int64_t k = 0; k < len; k++)
@@ -76,7 +82,6 @@ static void gather(const model *m, int32_t j, const double *x, double *vals) {
 int cvr_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
     cv_run *r = user_data;
     const model *m = r->m;
-    const qmol_problem *p = r->p;
     const double *x = with_ghosts(r, y, r->xloc, t, 0);
     double *f = N_VGetArrayPointer(ydot);
     int32_t n = m->n;
@@ -85,7 +90,7 @@ int cvr_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
     for (int32_t j = 0; j < n; j++) {
         double *vals = thread_vals(r);
         gather(m, j, x, vals);
-        f[j] = p->rhs(p->data, model_gid(m, j), t, vals);
+        f[j] = model_rhs(m, j, t, vals, listed_of(r, vals));
         bad |= !isfinite(f[j]);
     }
     r->rhs_calls++;
@@ -107,11 +112,11 @@ int cvr_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
 static int row_jacobian(const cv_run *r, int32_t j, double t, const double *x, double fj,
                         double *vals, double *dfdv, uint64_t *fd) {
     const model *m = r->m;
-    const qmol_problem *p = r->p;
+    double *listed = listed_of(r, vals);
     int64_t len = m->row_ptr[j + 1] - m->row_ptr[j];
     gather(m, j, x, vals);
     if (r->analytic_jac) {
-        p->jac(p->data, model_gid(m, j), t, vals, dfdv);
+        model_jac(m, j, t, vals, dfdv, listed);
     } else {
         /* The row's own magnitude is the typical scale of a zero entry. */
         double typical = 0.0;
@@ -123,7 +128,7 @@ static int row_jacobian(const cv_run *r, int32_t j, double t, const double *x, d
             double v = vals[k];
             vals[k] = v + srur * fmax(fabs(v), typical);
             double inc = vals[k] - v; /* the step actually taken */
-            double f1 = p->rhs(p->data, model_gid(m, j), t, vals);
+            double f1 = model_rhs(m, j, t, vals, listed);
             dfdv[k] = (f1 - fj) / inc;
             vals[k] = v;
         }

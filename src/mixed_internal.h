@@ -72,6 +72,7 @@ typedef struct mixed {
     double *lay_slope;  /* layout-sized: BDF slopes at T */
     double *bdf_work;   /* the BDF block's columns at T */
     double *vals;       /* scratch of the longest BDF row */
+    double *listed;     /* model_rhs's scratch for mb */
     double *abstol_b;   /* BDF states' absolute tolerances */
     double tk, T;       /* the window */
     int limited;        /* the step limit has cut this window */

@@ -184,7 +184,6 @@ void mixed_on_export_change(qss_engine *e, int32_t i, double t, const double *ol
 static void renew_bdf_columns(mixed *x, double t, double span) {
     qss_engine *e = &x->e;
     const model *mb = &x->mb;
-    const qmol_problem *p = mb->problem;
     double *w = x->bdf_work;
     if (x->nb > 0) memcpy(w, x->y, (size_t)x->nb * sizeof *w);
     /* this also leaves every BDF value at t, owned or another rank's, in
@@ -195,7 +194,7 @@ static void renew_bdf_columns(mixed *x, double t, double span) {
         int64_t start = mb->row_ptr[b];
         for (int64_t k = start; k < mb->row_ptr[b + 1]; k++)
             x->vals[k - start] = w[mb->row_col[k]];
-        x->ydot[b] = p->rhs(p->data, x->gid_b[b], t, x->vals);
+        x->ydot[b] = model_rhs(mb, b, t, x->vals, x->listed);
         e->stats->row_evals++;
     }
     for (int32_t b = 0; b < x->nb; b++)

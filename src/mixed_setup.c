@@ -29,6 +29,7 @@ void mixed_free(mixed *x) {
     free(x->history), free(x->history_last), free(x->bdf_readers), free(x->slope_rows);
     free(x->y0), free(x->ydot), free(x->col_slope), free(x->col_anchor), free(x->col_curv);
     free(x->lay_vals), free(x->lay_slope), free(x->bdf_work), free(x->abstol_b), free(x->vals);
+    free(x->listed);
     memset(x, 0, sizeof *x);
 }
 
@@ -109,9 +110,11 @@ static int build_coupling(mixed *x) {
     x->lay_slope = calloc((size_t)nl + 1, sizeof(double));
     x->bdf_work = calloc((size_t)x->mb.n_cols + 1, sizeof(double));
     x->vals = malloc(((size_t)x->mb.max_row + 1) * sizeof(double));
-    if (!x->vals || !input || !sloped || !x->export_q || !x->export_of || !x->watched ||
-        !x->bdf_readers || !x->slope_rows || !x->y0 || !x->ydot || !x->abstol_b || !x->col_slope ||
-        !x->col_curv || !x->col_anchor || !x->lay_vals || !x->lay_slope || !x->bdf_work) {
+    x->listed = malloc((model_scratch_size(&x->mb) + 1) * sizeof(double));
+    if (!x->vals || !x->listed || !input || !sloped || !x->export_q || !x->export_of ||
+        !x->watched || !x->bdf_readers || !x->slope_rows || !x->y0 || !x->ydot || !x->abstol_b ||
+        !x->col_slope || !x->col_curv || !x->col_anchor || !x->lay_vals || !x->lay_slope ||
+        !x->bdf_work) {
         free(input), free(sloped);
         return -1;
     }

@@ -1,5 +1,6 @@
 /* model.c: builds the CSR rows and their transpose (the dependents) from a
- * problem's row callbacks, checking every row. */
+ * problem's row callbacks, checking every row; a state a row lists more than
+ * once becomes one entry, and the row's listing is kept (model.h). */
 #include "model.h"
 
 #include "sorted_ids.h"
@@ -21,6 +22,8 @@ void model_free(model *m) {
     free(m->dep_ptr);
     free(m->dep_row);
     free(m->dep_entry);
+    free(m->list_ptr);
+    free(m->list_pos);
     memset(m, 0, sizeof *m);
 }
 
@@ -49,36 +52,86 @@ static int32_t map_col(const col_map *cm, int64_t g) {
     return k >= 0 ? cm->ghost_local[k] : -1;
 }
 
-/* Fills row_col from the problem, checking ids; cols is scratch of max_row. */
-static int fill_rows(model *m, const qmol_problem *p, const col_map *cm, int64_t *cols, char *err,
+/* Scratch of fill_rows: the problem's listing of one row, and per column the
+ * last row that listed it and its entry there (a state listed again is found
+ * without a search). */
+typedef struct row_scratch {
+    int64_t *cols;    /* max_list ids */
+    int32_t *pos;     /* max_list: entry of each listed position */
+    int32_t *seen_in; /* n_cols: the last row that listed the column, or -1 */
+    int32_t *seen_at; /* n_cols: its entry there */
+    int64_t list_cap; /* capacity of m->list_pos */
+} row_scratch;
+
+/* Row j's listed positions pos[0 .. len) appended to list_pos (the first
+ * row with a repeat creates the listing). Returns 0 or -1 (out of memory). */
+static int keep_listing(model *m, row_scratch *s, int32_t j, int len) {
+    if (!m->list_ptr && !(m->list_ptr = calloc((size_t)m->n + 1, sizeof *m->list_ptr))) return -1;
+    int64_t at = m->list_ptr[j];
+    if (at + len > s->list_cap) {
+        int64_t cap = 2 * (at + len) + 64;
+        int32_t *grown = realloc(m->list_pos, (size_t)cap * sizeof *grown);
+        if (!grown) return -1;
+        m->list_pos = grown;
+        s->list_cap = cap;
+    }
+    memcpy(m->list_pos + at, s->pos, (size_t)len * sizeof *s->pos);
+    m->list_ptr[j + 1] = at + len;
+    return 0;
+}
+
+/* Fills row_col from the problem, checking ids: each state once per row, in
+ * the order of its first listing. On entry row_ptr holds the listed sizes
+ * (cumulative); on return the distinct ones, max_row and nnz set. */
+static int fill_rows(model *m, const qmol_problem *p, const col_map *cm, row_scratch *s, char *err,
                      size_t errlen) {
+    int64_t listed_start = 0, out = 0;
     for (int32_t j = 0; j < m->n; j++) {
-        int64_t start = m->row_ptr[j], g = model_gid(m, j);
-        int len = (int)(m->row_ptr[j + 1] - start);
-        if (len > 0) p->row(p->data, g, cols);
+        int64_t listed_end = m->row_ptr[j + 1], g = model_gid(m, j);
+        int len = (int)(listed_end - listed_start), distinct = 0;
+        listed_start = listed_end;
+        if (len > 0) p->row(p->data, g, s->cols);
+        m->row_ptr[j] = out;
         m->diag_entry[j] = -1;
         for (int k = 0; k < len; k++) {
-            int32_t c = cols[k] < 0 || cols[k] >= p->n ? -1 : map_col(cm, cols[k]);
+            int64_t id = s->cols[k];
+            int32_t c = id < 0 || id >= p->n ? -1 : map_col(cm, id);
             if (c < 0) {
                 snprintf(err, errlen,
-                         cols[k] < 0 || cols[k] >= p->n
+                         id < 0 || id >= p->n
                              ? "problem row %lld reads state %lld, outside [0, %lld): the "
                                "problem's row function is wrong"
                              : "problem row %lld reads state %lld, which is not in this rank's "
                                "halo (n = %lld): the problem's row function is not deterministic",
-                         (long long)g, (long long)cols[k], (long long)p->n);
+                         (long long)g, (long long)id, (long long)p->n);
                 return -1;
             }
-            m->row_col[start + k] = c;
-            if (c == j) m->diag_entry[j] = start + k;
+            if (s->seen_in[c] == j) { /* listed again: its first entry */
+                s->pos[k] = s->seen_at[c];
+                continue;
+            }
+            s->seen_in[c] = j;
+            s->seen_at[c] = s->pos[k] = distinct;
+            m->row_col[out + distinct] = c;
+            if (c == j) m->diag_entry[j] = out + distinct;
+            distinct++;
         }
+        if (m->list_ptr) m->list_ptr[j + 1] = m->list_ptr[j];
+        if (distinct < len && keep_listing(m, s, j, len)) {
+            snprintf(err, errlen, "out of memory for the listing of problem row %lld",
+                     (long long)g);
+            return -1;
+        }
+        if (distinct > m->max_row) m->max_row = distinct;
+        out += distinct;
     }
+    m->row_ptr[m->n] = out;
+    m->nnz = out;
     return 0;
 }
 
-/* Builds the transpose; also detects duplicate entries in a row, which would
- * show up as two consecutive equal rows in a dependents list. */
-static int fill_dependents(model *m, char *err, size_t errlen) {
+/* Builds the transpose (rows hold each state once: so do the dependents). */
+static int fill_dependents(model *m) {
     int64_t *fill = calloc((size_t)m->n_cols + 1, sizeof *fill);
     if (!fill) return -1;
     for (int64_t e = 0; e < m->nnz; e++)
@@ -89,12 +142,6 @@ static int fill_dependents(model *m, char *err, size_t errlen) {
         for (int64_t e = m->row_ptr[j]; e < m->row_ptr[j + 1]; e++) {
             int32_t i = m->row_col[e];
             int64_t pos = m->dep_ptr[i] + fill[i]++;
-            if (pos > m->dep_ptr[i] && m->dep_row[pos - 1] == j) {
-                snprintf(err, errlen, "problem row %lld lists state %lld twice",
-                         (long long)model_gid(m, j), (long long)model_gid(m, i));
-                free(fill);
-                return -1;
-            }
             m->dep_row[pos] = j;
             m->dep_entry[pos] = e;
         }
@@ -114,28 +161,38 @@ static int build_rows(model *m, const qmol_problem *p, const col_map *cm, char *
         return fail(m, err, errlen, "out of memory building the dependency graph");
     for (int32_t j = 0; j < m->n; j++) {
         int len = p->row_size(p->data, model_gid(m, j));
-        if (len < 0 || len > p->n) {
-            snprintf(err, errlen, "problem row %lld has invalid size %d (allowed: 0 to n = %lld)",
-                     (long long)model_gid(m, j), len, (long long)p->n);
+        if (len < 0) {
+            snprintf(err, errlen, "problem row %lld has negative size %d",
+                     (long long)model_gid(m, j), len);
             model_free(m);
             return -1;
         }
-        if (len > m->max_row) m->max_row = len;
+        if (len > m->max_list) m->max_list = len;
         m->row_ptr[j + 1] = m->row_ptr[j] + len;
     }
-    m->nnz = m->row_ptr[n];
-    size_t nnz = (size_t)m->nnz;
-    m->row_col = malloc((nnz ? nnz : 1) * sizeof *m->row_col);
-    m->dep_row = malloc((nnz ? nnz : 1) * sizeof *m->dep_row);
-    m->dep_entry = malloc((nnz ? nnz : 1) * sizeof *m->dep_entry);
-    int64_t *cols = malloc(((size_t)m->max_row + 1) * sizeof *cols);
-    if (!m->row_col || !m->dep_row || !m->dep_entry || !cols) {
-        free(cols);
-        return fail(m, err, errlen, "out of memory building the dependency graph");
+    size_t listed = (size_t)m->row_ptr[n], nc = (size_t)m->n_cols;
+    size_t width = (size_t)m->max_list + 1;
+    row_scratch s = {.cols = malloc(width * sizeof *s.cols), .pos = malloc(width * sizeof *s.pos)};
+    s.seen_in = malloc((nc ? nc : 1) * sizeof *s.seen_in);
+    s.seen_at = malloc((nc ? nc : 1) * sizeof *s.seen_at);
+    m->row_col = malloc((listed ? listed : 1) * sizeof *m->row_col);
+    int rc = -1;
+    if (s.cols && s.pos && s.seen_in && s.seen_at && m->row_col) {
+        for (size_t c = 0; c < nc; c++)
+            s.seen_in[c] = -1;
+        rc = fill_rows(m, p, cm, &s, err, errlen);
     }
-    int rc = fill_rows(m, p, cm, cols, err, errlen);
-    free(cols);
-    if (rc == 0) rc = fill_dependents(m, err, errlen);
+    free(s.cols), free(s.pos), free(s.seen_in), free(s.seen_at);
+    if (rc == 0) {
+        size_t nnz = (size_t)m->nnz;
+        if (nnz < listed) { /* repeats dropped: give back their room */
+            int32_t *shrunk = realloc(m->row_col, (nnz ? nnz : 1) * sizeof *m->row_col);
+            if (shrunk) m->row_col = shrunk;
+        }
+        m->dep_row = malloc((nnz ? nnz : 1) * sizeof *m->dep_row);
+        m->dep_entry = malloc((nnz ? nnz : 1) * sizeof *m->dep_entry);
+        rc = m->dep_row && m->dep_entry ? fill_dependents(m) : -1;
+    }
     if (rc != 0) {
         if (!err[0]) snprintf(err, errlen, "out of memory building the dependency graph");
         model_free(m);

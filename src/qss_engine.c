@@ -152,7 +152,7 @@ static int gather_row(qss_engine *e, int32_t j, double t) {
 
 static double eval_rhs(qss_engine *e, int32_t j, double t, const double *vals) {
     e->stats->row_evals++;
-    return e->p->rhs(e->p->data, model_gid(e->m, j), t, vals);
+    return model_rhs(e->m, j, t, vals, e->listed);
 }
 
 /* f_j along the q trajectories at t + tau (tau small), from gathered rows. */
@@ -249,7 +249,7 @@ double eng_unseen_cap(qss_engine *e, int32_t j, double t) {
 void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
     int len = gather_row(e, j, t);
     e->stats->jac_rows++;
-    e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
+    model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
     store_estimates(e, j, len);
 }
 
@@ -271,7 +271,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     if (e->order < 2) {
         if (e->analytic_jac && e->entry) {
             e->stats->jac_rows++;
-            e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
+            model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
             store_estimates(e, j, len);
         }
         return;
@@ -279,7 +279,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     if (e->analytic_jac && e->order == 2 && !e->p->explicit_time) {
         /* exact: d f_j / dt = sum_k df/dv_k * dq_k/dt */
         e->stats->jac_rows++;
-        e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
+        model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
         double fdot = 0.0;
         for (int k = 0; k < len; k++)
             fdot += e->dfdv[k] * e->slopes[k];
@@ -297,7 +297,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     if (e->order >= 3) e->xc[3][j] = (fp - 2.0 * f + fm) / (tau * tau) / 6.0;
     if (e->analytic_jac && e->entry) {
         e->stats->jac_rows++;
-        e->p->jac(e->p->data, model_gid(e->m, j), t, e->vals, e->dfdv);
+        model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
         store_estimates(e, j, len);
     }
 }
@@ -452,6 +452,7 @@ void eng_free(qss_engine *e) {
     free(e->dfdv);
     free(e->saved);
     free(e->saved2);
+    free(e->listed);
     free(e->boundary);
     free(e->changed);
     free(e->stale);
@@ -476,6 +477,7 @@ int eng_alloc(qss_engine *e) {
     ok &= (e->slopes = malloc(row * sizeof(double))) != NULL;
     ok &= (e->curv = malloc(row * sizeof(double))) != NULL;
     ok &= (e->dfdv = malloc(row * sizeof(double))) != NULL;
+    ok &= (e->listed = malloc((model_scratch_size(e->m) + 1) * sizeof(double))) != NULL;
     int32_t max_deps = 0;
     for (int32_t i = 0; i < e->n_cols; i++) {
         int32_t d = (int32_t)(e->m->dep_ptr[i + 1] - e->m->dep_ptr[i]);

@@ -59,6 +59,7 @@ struct qss_engine {
     int analytic_jac;  /* the problem's jac is used */
     /* scratch of the longest row / longest dependents list */
     double *vals, *vals2, *slopes, *curv, *dfdv, *saved, *saved2;
+    double *listed; /* model_rhs and model_jac's scratch (model_scratch_size) */
     int32_t max_deps;
     double tf;
     qmol_stats *stats;

@@ -12,11 +12,18 @@ add_test(NAME post.qmolpost
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/post-scratch)
 set_tests_properties(post.qmolpost PROPERTIES TIMEOUT 300 PROCESSORS 2)
 # The tutorial: install, find_package(qmol), pkg-config, the Gray-Scott plugin
-# on 2 ranks against CVODE, a plot (tests/tutorial_test.sh).
+# on 2 ranks against CVODE, a plot; the second example (heat-neumann: rows
+# that repeat a state, explicit_time) on 2 ranks against its exact solution
+# (tests/tutorial_test.sh).
 add_test(NAME tutorial.gray_scott
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tutorial_test.sh ${CMAKE_BINARY_DIR}
-          ${CMAKE_CURRENT_BINARY_DIR}/tutorial-scratch "${QMOL_MPIEXEC_STRING}")
+          ${CMAKE_CURRENT_BINARY_DIR}/tutorial-scratch "${QMOL_MPIEXEC_STRING}" gray-scott)
 set_tests_properties(tutorial.gray_scott PROPERTIES TIMEOUT 300 PROCESSORS 2)
+add_test(NAME tutorial.heat_neumann
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tutorial_test.sh ${CMAKE_BINARY_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/tutorial-heat-scratch "${QMOL_MPIEXEC_STRING}"
+          heat-neumann)
+set_tests_properties(tutorial.heat_neumann PROPERTIES TIMEOUT 300 PROCESSORS 2)
 # An installed prefix moved elsewhere: pkg-config (normalized, then
 # --define-prefix), qmol, qmolpost, find_package from the new place
 # (tests/install_move_test.sh).

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# The tutorial (docs/tutorial.md) as written: install qmol into a prefix,
-# build examples/gray-scott against it with find_package(qmol), check the
-# pkg-config file, run the plugin on 2 ranks with LIQSS2 and on one with a
-# tight CVODE, require qmolpost compare's overall e_rr below 5e-3 (5 tol),
-# plot v, check /fields/u and v, and build the problem into programs linked
-# with libqmol (CMake's qmol::qmol and pkg-config) that give the same result.
-# usage: tutorial_test.sh BUILD_DIR SCRATCH "MPIEXEC..."
+# The tutorial (docs/tutorial.md) as written, against qmol installed into a
+# prefix. PART gray-scott (the default): build examples/gray-scott with
+# find_package(qmol), check the pkg-config file, run the plugin on 2 ranks
+# with LIQSS2 and on one with a tight CVODE, require qmolpost compare's
+# overall e_rr below 5e-3 (5 tol), plot v, check /fields/u and v, and build
+# the problem into programs linked with libqmol (CMake's qmol::qmol and
+# pkg-config) that give the same result. PART heat-neumann: build
+# examples/heat-neumann (rows that list a state twice, a diffusivity that
+# follows t), run it on 2 ranks with LIQSS2, require no explicit_time warning
+# and check_exact.py's max |u - exact| <= 2 tol; the same source with
+# explicit_time = 0, built with pkg-config, must be warned about and miss
+# that bound.
+# usage: tutorial_test.sh BUILD_DIR SCRATCH "MPIEXEC..." [gray-scott|heat-neumann]
 set -euo pipefail
-build=$1 scratch=$2 mpiexec=$3
+build=$1 scratch=$2 mpiexec=$3 part=${4:-gray-scott}
 root=$(cd "$(dirname "$0")/.." && pwd)
 rm -rf "$scratch" && mkdir -p "$scratch"
 prefix=$scratch/prefix
@@ -15,6 +21,38 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags qmol)
 [ "$cflags" = "-I$prefix/include " ] || [ "$cflags" = "-I$prefix/include" ] \
   || { echo "FAIL: pkg-config --cflags qmol: '$cflags'"; exit 1; }
+if [ "$part" = heat-neumann ]; then
+  src=$root/examples/heat-neumann
+  cmake -S "$src" -B "$scratch/hn" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+  cmake --build "$scratch/hn" >/dev/null
+  plugin=$scratch/hn/libheat_neumann.so
+  listed=$("$prefix/bin/qmol" list "$plugin")
+  grep -q "^heat-neumann: 1D heat" <<<"$listed" \
+    || { echo "FAIL: qmol list $plugin does not describe heat-neumann"; exit 1; }
+  $mpiexec -n 2 "$prefix/bin/qmol" run --problem "$plugin" --method liqss2 --tol 1e-3 \
+    --output "$scratch/hn.h5" --quiet 2>"$scratch/hn.err"
+  if grep -q "explicit_time" "$scratch/hn.err"; then
+    echo "FAIL: warned about explicit_time: $(cat "$scratch/hn.err")"; exit 1
+  fi
+  echo -n "heat-neumann, LIQSS2 on 2 ranks: "
+  /usr/bin/python3 "$src/check_exact.py" "$scratch/hn.h5" \
+    || { echo "FAIL: error above 2 tol"; exit 1; }
+  # explicit_time left at 0: the start-up warning, and the bound missed
+  sed 's/\.explicit_time = 1,/.explicit_time = 0,/' "$src/heat_neumann.c" >"$scratch/hn0.c"
+  grep -q "explicit_time = 0," "$scratch/hn0.c" || { echo "FAIL: no explicit_time = 1 to undo"; exit 1; }
+  cc -std=c11 -O2 -shared -fPIC $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags qmol) \
+    "$scratch/hn0.c" -o "$scratch/libhn0.so" -lm
+  $mpiexec -n 2 "$prefix/bin/qmol" run --problem "$scratch/libhn0.so" --method liqss2 --tol 1e-3 \
+    --output "$scratch/hn0.h5" --quiet 2>"$scratch/hn0.err"
+  grep -q "but the problem has explicit_time = 0" "$scratch/hn0.err" \
+    || { echo "FAIL: explicit_time = 0 not warned about: $(cat "$scratch/hn0.err")"; exit 1; }
+  echo -n "heat-neumann with explicit_time = 0 (warned): "
+  if /usr/bin/python3 "$src/check_exact.py" "$scratch/hn0.h5"; then
+    echo "FAIL: explicit_time = 0 within 2 tol: the check would not see it"; exit 1
+  fi
+  echo "tutorial heat-neumann: ok"
+  exit 0
+fi
 cmake -S "$root/examples/gray-scott" -B "$scratch/gs" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$scratch/gs" >/dev/null
 plugin=$scratch/gs/libgray_scott.so
