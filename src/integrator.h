@@ -143,6 +143,12 @@ typedef struct integrator_state {
 /* What an integrator returns when window_end stopped the run (a signal):
  * the same on every rank. */
 #define INTEGRATOR_STOPPED 3
+/* What an integrator returns when its method found, while running, that it
+ * cannot follow the problem (BQSS's balance check, mass_check.h): the run
+ * exits with this code, its message naming the methods to use instead; the
+ * output is dropped and no checkpoint is offered (a restart would stop
+ * again). One rank only for now (BQSS runs on one rank). */
+#define INTEGRATOR_UNSUITED 4
 
 /* Receives sample k (1..K) at time t; x holds the n local states. Returns 0,
  * or non-zero to abort the run (the integrator returns that value). */

@@ -17,6 +17,7 @@
 #include "qss_engine.h"
 #include "qss_journal.h"
 #include "qss_window.h"
+#include "mass_check.h"
 #include "wallclock.h"
 
 #include <math.h>
@@ -236,6 +237,13 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     integrator_state state = {owned_states, run_state_io, run_stats, &run, 0};
     if (o->resume && run_state_io(&run, o->resume) != 0)
         eng_fail(e, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
+    /* BQSS (one rank): the balance of the states' sum, from where the run
+     * starts or resumes */
+    mass_check mass = {0};
+    int check_mass = !e->halo && e->method == &bqss_method && !e->failed;
+    if (check_mass && mass_check_init(&mass, e, T) != 0)
+        eng_fail(e, "out of memory for the balance check");
+    int unsuited = 0;
     uint64_t same_time = 0;
     int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
     double t_discrete = INFINITY; /* several ranks: the agreed next discrete event */
@@ -287,6 +295,12 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
             if (e->disc && e->disc->collective) discrete_window_end(e, T_end);
         }
         stats->windows++;
+        char why[512];
+        if (check_mass && !e->failed && mass_check_window(&mass, e, T_end, why, sizeof why) != 0) {
+            eng_fail(e, "%s", why);
+            unsuited = 1;
+            break;
+        }
         if (T_end == ts) {
             if (e->halo) {
                 /* the write is collective: wait for the slowest rank here,
@@ -305,11 +319,12 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         if (o->window_end && (rc = o->window_end(o->window_ctx, T, &state)) != 0) break;
     }
     stats->wall_integrate += wallclock_seconds() - w1 - (stats->wall_output - out0);
-    if (e->failed) rc = -1;
+    if (e->failed) rc = unsuited ? INTEGRATOR_UNSUITED : -1;
     /* a stop is agreed already (window_end is collective) */
     if (e->halo && rc != INTEGRATOR_STOPPED)
         rc = comm_agree(comm, rc ? 1 : 0, err, errlen) ? -1 : 0;
     journal_free(&journal);
+    mass_check_free(&mass);
     watch_free(&watch);
     eng_free(e);
     qssx_free(&x);

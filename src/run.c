@@ -1013,6 +1013,14 @@ int run_execute(const run_config *cin) {
         rc = QMOL_STOPPED;
         goto done;
     }
+    if (irc == INTEGRATOR_UNSUITED) { /* the method cannot follow the problem */
+        SAY("qmol: error: %s on %s: %s\n", method_name(c.method), def->name, err);
+        /* (the partial output stays where a checkpoint refers to it) */
+        drop_output(out, c.restart || (have_ck && !isnan(ck.t_last)));
+        out = NULL;
+        rc = INTEGRATOR_UNSUITED;
+        goto done;
+    }
     if (irc != 0 && c.restart && ck.loader.io.why) { /* the integrator's state is not there */
         /* the file's own errors name it; the integrator's checks do not */
         int named = !strncmp(err, c.restart, strlen(c.restart));
