@@ -592,6 +592,21 @@ def group_output(group):
         case.check(out == "", f"--quiet printed on stdout: {out!r}")
         case.check(err == "", f"--quiet run printed on stderr: {err!r}")
     cases.append(case)
+
+    # a method that finds it cannot follow the problem stops: BQSS on heat1d
+    # N = 150 at tol 1e-3 (max error 17 tol if it went on): exit 4, one line
+    # naming the methods to use, nothing left behind
+    case = Case(group, "bqss_stops")
+    dd = case_dir(group, "bqss_stops")
+    path = os.path.join(dd, "b.h5")
+    rc, out, err = case.qmol(["run", "--problem", "heat1d", "--set", "N=150", "--method", "bqss",
+                              "--tol", "1e-3", "--output", path, "--quiet"], cwd=dd)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    case.check(rc == 4, f"expected exit 4, got {rc}: {err!r}")
+    case.check(len(lines) == 1 and "bqss on heat1d" in lines[0]
+               and "use liqss1 or mliqss1" in lines[0], f"stderr: {err!r}")
+    case.check(os.listdir(dd) == [], f"left behind: {os.listdir(dd)}")
+    cases.append(case)
     return cases
 
 
