@@ -71,9 +71,9 @@ static int list_problems(const char *name) {
             print_problem(all[k]);
     }
     printf("\nMethods (--method):");
-    for (int m = 0; m < METHOD_COUNT; m++)
-        printf(" %s", method_name((method_id)m));
-    printf("\n");
+    char names[256];
+    integrator_names(names, sizeof names, 0);
+    printf(" %s\n", names);
     return 0;
 }
 
