@@ -130,8 +130,9 @@ static const integrator_def registry[METHOD_COUNT] = {
                       .pieces_per_rank = one_piece_per_rank},
     [METHOD_MIXED] = {.id = METHOD_MIXED,
                       .name = "mixed",
-                      .description = "QSS and CVODE-BDF blocks in windows of the BDF step "
-                                     "(--bdf, --bdf-file or --assign auto)",
+                      .description =
+                          "QSS and CVODE-BDF blocks, states assigned by --bdf, --bdf-file "
+                          "or --assign auto",
                       .integrate = mixed_integrate,
                       .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_ASSIGNS |
                               INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW,
