@@ -47,9 +47,9 @@ typedef int (*integrate_fn)(const model *m, const integrator_options *o, sample_
 /* Capabilities: what the driver asks of a method. */
 enum {
     /* Runs the QSS engine, alone or as the QSS block: progress and the
-     * summary count events (the others' work is steps), /activity holds each state's events, and a
-     * rate that follows t without explicit_time is warned about (the QSS methods of order 2 miss
-     * df/dt). */
+     * summary count events (the others' work is steps), /activity holds
+     * each state's events, and a rate that follows t without explicit_time
+     * is warned about (the QSS methods of order 2 miss df/dt). */
     INTEGRATOR_QSS_ENGINE = 1u << 0,
     /* Has a CVODE BDF block: --linsol klu and band need one rank; the
      * summary shows CVODE's counters. */
