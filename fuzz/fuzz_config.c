@@ -120,7 +120,7 @@ static void check(const char *mode, int rc, const run_config *c, const char *err
          "a window negative or NaN"},
         {(c->progress >= 0.0 && isfinite(c->progress)) || c->progress == -1.0, "accepted-progress",
          "progress negative or not finite"},
-        {(c->method == METHOD_MIXED) ==
+        {integrator_has(c->method, INTEGRATOR_ASSIGNS) ==
              (c->bdf_rule != NULL || c->bdf_file != NULL || c->assign_auto != 0),
          "accepted-mixed", "--bdf/--bdf-file/--assign auto without --method mixed, or the reverse"},
         {sets_ok, "accepted-set", "an assignment without '=' or missing"},

@@ -5,7 +5,6 @@
 #include "h5out.h"
 #include "halo.h"
 #include "initial.h"
-#include "qss_engine.h"
 #include "wallclock.h"
 
 #include <math.h>
@@ -88,8 +87,7 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
     last_window_init(&k->kept, layout->m.n);
     k->keep = checkpoint_keeps_window(c);
     if (k->keep) {
-        double fixed, per_entry;
-        checkpoint_kept_size(c->method, &fixed, &per_entry);
+        double fixed = c->method->kept_fixed, per_entry = c->method->kept_per_entry;
         /* mLIQSS: one field per entry of the longest row of all ranks */
         int row = layout->m.max_row;
         if (k->size > 1) MPI_Allreduce(MPI_IN_PLACE, &row, 1, MPI_INT, MPI_MAX, k->comm);
@@ -337,18 +335,6 @@ static int replay_kept(checkpointer *k, const integrator_state *s, state_io *io)
 
 int checkpoint_keeps_window(const run_config *c) {
     return c->keep_last_window && !c->checkpoint_off;
-}
-
-void checkpoint_kept_size(method_id method, double *fixed, double *per_entry) {
-    *fixed = 2.0; /* x and the event counts */
-    *per_entry = 0.0;
-    if (method == METHOD_CVODE || method == METHOD_MIXED) return; /* discrete state only */
-    int order = qss_method_of(method)->order;
-    *fixed += 2.0 * order + 5.0; /* x and q polynomials, tx, tq, dq, next */
-    *fixed += 1.0;               /* the column eng_state_io passes some fields through */
-    if (method == METHOD_LIQSS1 || method == METHOD_LIQSS2) *fixed += 1.0; /* diag */
-    if (method == METHOD_MLIQSS1 || method == METHOD_MLIQSS2) *per_entry = 1.0;
-    if (method == METHOD_BQSS) *fixed += 5.0; /* levels, last transition, q's last change */
 }
 
 int checkpoint_write_kept(checkpointer *k) {

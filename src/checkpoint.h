@@ -48,7 +48,7 @@ typedef struct checkpointer {
     const double *activity;  /* owned event counts, or NULL */
     struct h5out *out;       /* the output, flushed before each checkpoint (set by the caller) */
     const qmol_stats *stats; /* the run's (this rank's), saved as totals (set by the caller) */
-    int global_once;         /* CVODE: its solver counters count once (stats.h) */
+    int global_once;         /* INTEGRATOR_GLOBAL_COUNTERS (CVODE): count them once (stats.h) */
     double wall0;            /* when the run started (wall_total of a checkpoint) */
     ckpt_file *reader;       /* a restart: its checkpoint, open while the integrator loads */
     /* a restart: reader as a state_io (reader_io), and the integrator's
@@ -92,9 +92,6 @@ int checkpoint_window_end(void *ctx, double t, const integrator_state *s);
 /* Whether run c keeps its last window in memory: --keep-last-window on,
  * and checkpoints not turned off. */
 int checkpoint_keeps_window(const run_config *c);
-/* The doubles per owned state (*fixed) and per entry of its row
- * (*per_entry) that a kept window of method holds (for memory_check). */
-void checkpoint_kept_size(method_id method, double *fixed, double *per_entry);
 /* After a failed run (collective): writes the window end kept in memory as
  * the checkpoint when it is newer than the last one written. Returns 0
  * (also when there is none), or -1 with k->err. */

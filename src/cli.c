@@ -70,10 +70,9 @@ static int list_problems(const char *name) {
         for (int k = 0; k < count; k++)
             print_problem(all[k]);
     }
-    printf("\nMethods (--method):");
-    for (int m = 0; m < METHOD_COUNT; m++)
-        printf(" %s", method_name((method_id)m));
-    printf("\n");
+    printf("\nMethods (qmol run --method NAME):\n");
+    for (int id = 0; integrator_by_id(id); id++)
+        printf("  %-8s %s\n", integrator_by_id(id)->name, integrator_by_id(id)->description);
     return 0;
 }
 

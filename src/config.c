@@ -161,7 +161,7 @@ static int load_ini(run_config *c, const char *flag, const char *path, char *err
 
 static void defaults(run_config *c) {
     memset(c, 0, sizeof *c);
-    c->method = METHOD_MLIQSS2;
+    c->method = integrator_default();
     c->reltol = 1e-3;
     c->tf = NAN;
     c->samples = 20;
@@ -169,7 +169,7 @@ static void defaults(run_config *c) {
     c->linsol = LINSOL_AUTO;
     c->max_order = 5;
     c->keep_last_window = 1;
-    c->qss_method = METHOD_MLIQSS2;
+    c->qss_method = integrator_default();
     c->coupling = COUPLING_HISTORY;
     c->assign_depth = -1;
     c->progress = -1.0;
@@ -262,11 +262,13 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
                      c->window_min, c->window_max);
     if (!c->abstol_given) c->abstol = DEFAULT_ABSTOL_RATIO * c->reltol;
     int mixed_input = c->bdf_rule || c->bdf_file || c->assign_auto;
-    if (c->method == METHOD_MIXED && !mixed_input)
+    int assigns = integrator_has(c->method, INTEGRATOR_ASSIGNS);
+    if (assigns && !mixed_input)
         return failf(err, errlen,
-                     "--method mixed: say which states go to BDF (--bdf RULE, --bdf-file PATH or "
-                     "--assign auto)");
-    if (c->method != METHOD_MIXED && mixed_input)
+                     "--method %s: say which states go to BDF (--bdf RULE, --bdf-file PATH or "
+                     "--assign auto)",
+                     c->method->name);
+    if (!assigns && mixed_input)
         return failf(err, errlen, "--%s: only with --method mixed",
                      c->bdf_rule   ? "bdf"
                      : c->bdf_file ? "bdf-file"

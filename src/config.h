@@ -8,7 +8,7 @@
 #ifndef QMOL_CONFIG_H
 #define QMOL_CONFIG_H
 
-#include "integrator.h"
+#include "integrator_registry.h"
 
 #include <stddef.h>
 
@@ -26,7 +26,7 @@ typedef struct run_config {
     char **set_origins; /* per assignment: "FILE:LINE: [problem] key = value" when it
                          * comes from an INI file (for messages), NULL from --set */
     int nsets;
-    method_id method;
+    const integrator_def *method;
     double reltol, abstol;
     int abstol_given;
     double tf;           /* NAN: the problem's default */
@@ -47,10 +47,10 @@ typedef struct run_config {
     int64_t coarsen_above;                 /* 0: the partitioner's default */
     int pieces;                            /* METIS pieces per rank, 0: the method's default */
     /* --method mixed */
-    method_id qss_method; /* the QSS block's method (default mliqss2) */
-    char *bdf_rule;       /* --bdf RULE */
-    char *bdf_file;       /* --bdf-file PATH */
-    int assign_auto;      /* --assign auto */
+    const integrator_def *qss_method; /* the QSS block's method (default mliqss2) */
+    char *bdf_rule;                   /* --bdf RULE */
+    char *bdf_file;                   /* --bdf-file PATH */
+    int assign_auto;                  /* --assign auto */
     double assign_threshold;
     int assign_depth; /* -1: not given (ASSIGN_DEPTH) */
     int coupling;     /* COUPLING_* */

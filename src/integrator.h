@@ -12,20 +12,7 @@
 #include "stats.h"
 #include <stddef.h>
 
-typedef enum method_id {
-    METHOD_QSS1,
-    METHOD_QSS2,
-    METHOD_QSS3,
-    METHOD_BQSS,
-    METHOD_LIQSS1,
-    METHOD_LIQSS2,
-    METHOD_MLIQSS1,
-    METHOD_MLIQSS2,
-    METHOD_CVODE,
-    METHOD_MIXED, /* QSS and CVODE-BDF blocks (mixed_run.c) */
-    METHOD_COUNT
-} method_id;
-
+struct integrator_def; /* a method: integrator_registry.h */
 struct halo_plan;
 struct progress;
 struct state_io;
@@ -44,9 +31,9 @@ enum { PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK };
 enum { COUPLING_INTERP, COUPLING_SAMPLE, COUPLING_HISTORY };
 
 typedef struct integrator_options {
-    method_id method;
-    double reltol; /* QSS: relative quantum; CVODE: reltol */
-    double abstol; /* QSS: minimum quantum; CVODE: abstol */
+    const struct integrator_def *method; /* integrator_registry.h */
+    double reltol;                       /* QSS: relative quantum; CVODE: reltol */
+    double abstol;                       /* QSS: minimum quantum; CVODE: abstol */
     double t0, tf;
     int64_t samples; /* K >= 1 */
     /* The K sample times (increasing, in (t0, tf], the last one tf), or NULL:
@@ -65,7 +52,7 @@ typedef struct integrator_options {
     /* Mixed runs: the QSS block's method, the per-state assignment
      * (ASSIGN_QSS / ASSIGN_BDF of assign.h, one per local state) and how the
      * BDF block reads QSS states inside a step (COUPLING_*). */
-    method_id qss_method;
+    const struct integrator_def *qss_method;
     const unsigned char *assignment;
     int coupling;
     /* Discrete events (zero crossings: c >= 0 with direction +-1; time
@@ -154,7 +141,10 @@ typedef struct integrator_state {
  * or non-zero to abort the run (the integrator returns that value). */
 typedef int (*sample_fn)(void *ctx, int64_t k, double t, const double *x);
 
-/* Each returns 0 on success; on failure non-zero with a message in err. */
+/* The integrate functions of the registry's entries (integrator_registry.h):
+ * qss_integrate runs o->method's QSS table, mixed_integrate o->qss_method's
+ * in its QSS block. Each returns 0 on success; on failure non-zero with a
+ * message in err. */
 int qss_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
                   qmol_stats *stats, char *err, size_t errlen);
 int cvode_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
@@ -180,9 +170,5 @@ int precond_resolve(int precond, int distributed);
 /* "Jacobi" or "block-Jacobi" (KLU on pieces of rows) when l is SPGMR with a
  * resolved preconditioner (not PRECOND_AUTO); NULL otherwise. */
 const char *precond_name(linsol_id l, int precond);
-
-const char *method_name(method_id m);
-/* Returns the method for a name (case-insensitive), or -1. */
-int method_from_name(const char *name);
 
 #endif

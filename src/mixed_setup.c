@@ -5,6 +5,7 @@
 #include "agree.h"
 #include "assign.h"
 #include "discrete.h"
+#include "integrator_registry.h"
 #include "mixed_internal.h"
 #include "sorted_ids.h"
 
@@ -273,9 +274,9 @@ int mixed_check_coupling(int coupling, int ranks, char *err, size_t errlen) {
 
 static int check(const model *m, const integrator_options *o, int distributed, char *err,
                  size_t errlen) {
-    if (!qss_method_of(o->qss_method)) {
+    if (!integrator_is_qss(o->qss_method)) {
         snprintf(err, errlen, "mixed: the QSS block's method %s is not a QSS method",
-                 method_name(o->qss_method));
+                 o->qss_method ? o->qss_method->name : "unknown");
         return -1;
     }
     if (!o->assignment) {
@@ -326,7 +327,7 @@ int mixed_setup(mixed *x, const model *m, const integrator_options *o, qmol_stat
         return -1;
     }
     x->oq.halo = x->distributed ? &x->qhalo : NULL;
-    rc = setup_blocks(x, method, keep, qss_method_of(o->qss_method), stats, err, errlen);
+    rc = setup_blocks(x, method, keep, o->qss_method->qss, stats, err, errlen);
     free(method), free(keep);
     if (x->distributed) {
         if (rc == 0 && (qssx_setup_boundary(&x->e) || qssx_init(&x->qx, &x->e) ||

@@ -518,19 +518,3 @@ void eng_initial_state(qss_engine *e) {
         }
     }
 }
-
-const char *method_name(method_id m) {
-    static const char *const names[METHOD_COUNT] = {
-        "qss1", "qss2", "qss3", "bqss", "liqss1", "liqss2", "mliqss1", "mliqss2", "cvode", "mixed"};
-    return (m >= 0 && m < METHOD_COUNT) ? names[m] : "unknown";
-}
-
-int method_from_name(const char *name) {
-    for (int m = 0; m < METHOD_COUNT; m++) {
-        const char *a = method_name((method_id)m), *b = name;
-        while (*a && *b && (*a == *b || *a == *b + ('a' - 'A')))
-            a++, b++;
-        if (!*a && !*b) return m;
-    }
-    return -1;
-}

@@ -92,12 +92,11 @@ struct qss_engine {
     size_t errlen;
 };
 
-/* Methods (qss_methods_*.c). */
+/* Methods (qss_explicit.c, bqss.c, liqss.c, mliqss.c), each referenced by its
+ * entry in integrator_registry.c. */
 extern const qss_method qss1_method, qss2_method, qss3_method, bqss_method;
 extern const qss_method liqss1_method, liqss2_method, mliqss1_method, mliqss2_method;
 
-/* The method's table (NULL for CVODE and the mixed method). */
-const qss_method *qss_method_of(method_id m);
 /* Fills e's fields for model m and options o with method `method` and
  * allocates its storage (eng_alloc). Returns 0 or -1 (out of memory). */
 int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const qss_method *method,

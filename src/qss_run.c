@@ -13,6 +13,7 @@
 #include "agree.h"
 #include "discrete.h"
 #include "halo.h"
+#include "integrator_registry.h"
 #include "progress.h"
 #include "qss_engine.h"
 #include "qss_journal.h"
@@ -24,13 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const qss_method *const method_table[METHOD_COUNT] = {
-    [METHOD_QSS1] = &qss1_method,       [METHOD_QSS2] = &qss2_method,
-    [METHOD_QSS3] = &qss3_method,       [METHOD_BQSS] = &bqss_method,
-    [METHOD_LIQSS1] = &liqss1_method,   [METHOD_LIQSS2] = &liqss2_method,
-    [METHOD_MLIQSS1] = &mliqss1_method, [METHOD_MLIQSS2] = &mliqss2_method,
-};
 
 /* Every sample at T (T a sample time) from the x polynomials. */
 static int emit_sample(qss_engine *e, int64_t k, double T, double *buf, sample_fn sample,
@@ -80,10 +74,6 @@ static int run_state_io(void *ictx, state_io *io) {
         return -1;
     if (s->watch && io->loading) s->watch->reach = reach;
     return 0;
-}
-
-const qss_method *qss_method_of(method_id m) {
-    return m >= 0 && m < METHOD_COUNT ? method_table[m] : NULL;
 }
 
 /* Counts events at the same time; returns 1 when more than `limit` ran
@@ -172,11 +162,12 @@ int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const 
 
 int qss_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
                   qmol_stats *stats, char *err, size_t errlen) {
-    const qss_method *method = qss_method_of(o->method);
-    if (!method) {
-        snprintf(err, errlen, "qss_integrate: %s is not a QSS method", method_name(o->method));
+    if (!integrator_is_qss(o->method)) {
+        snprintf(err, errlen, "qss_integrate: %s is not a QSS method",
+                 o->method ? o->method->name : "unknown");
         return -1;
     }
+    const qss_method *method = o->method->qss;
     double w0 = wallclock_seconds();
     qss_engine eng;
     qss_engine *e = &eng;

@@ -8,6 +8,7 @@
 #include "directory.h"
 #include "h5out.h"
 #include "initial.h"
+#include "integrator_registry.h"
 #include "layout.h"
 #include "memory_check.h"
 #include "model.h"
@@ -30,29 +31,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* METIS pieces per rank for QSS methods (--pieces): activity follows the
- * fronts, and one piece per rank leaves the ranks ahead of and behind a
- * front idle (see docs/parallel.md). CVODE's work is uniform: one piece. So
- * is the mixed method's: its windows are CVODE steps, which every rank
- * boundary inside the QSS block shortens (adr1d-vardiff N = 1000, 4 ranks:
- * 20796 windows, 1.19 s with one piece, 50840 and 2.45 s with four;
- * buck-heatsink 2.16 s and 2.73 s, heat2d-thermostat 5.96 s and 7.68 s). */
-#define QSS_PIECES_PER_RANK 4
-/* ...but no piece smaller than this many states: small pieces put most
- * states on rank boundaries, where every change waits for a window end and
- * mLIQSS cannot update a pair across ranks (heat1d N = 100 on 3 ranks,
- * mLIQSS1 tol 1e-3: e_rr 5.1e-4 at P = 1; 12 pieces of 8 states 9.5e-4,
- * 3 pieces 6.4e-4). */
-#define QSS_PIECE_MIN_STATES 1000
-
-/* The default METIS pieces per rank of a QSS run of n states on size ranks. */
-static int qss_pieces_per_rank(int64_t n, int size) {
-    int k = QSS_PIECES_PER_RANK;
-    while (k > 1 && n / ((int64_t)size * k) < QSS_PIECE_MIN_STATES)
-        k--;
-    return k;
-}
 
 /* Characters of a directory's name limit that an output's base name leaves
  * for the suffixes qmol and Open MPI's MPI-IO add (".ckpt", ".partial",
@@ -345,14 +323,15 @@ static void wall_row(const char *label, double v, double total, const char *note
 static void print_summary(const run_config *c, const qmol_problem *p, const char *path,
                           const char *xmf, const qmol_stats *s, int size, double bytes_per_state,
                           double peak_mb) {
+    const integrator_def *m = c->method;
     const char *precond = precond_name(c->linsol, c->precond);
     char solver[96] = "";
-    if (c->method == METHOD_CVODE)
+    if (integrator_has(m, INTEGRATOR_BDF_ALL))
         snprintf(solver, sizeof solver, ", linear solver %s%s%s", linsol_name(c->linsol),
                  precond ? " with " : "", precond ? precond : "");
     printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples%s\n", c->problem,
-           (long long)p->n, method_name(c->method), c->reltol, c->abstol, p->t0, c->tf,
-           (long long)c->samples, solver);
+           (long long)p->n, m->name, c->reltol, c->abstol, p->t0, c->tf, (long long)c->samples,
+           solver);
     const char *max = size > 1 ? "(slowest rank)" : "";
     printf("  wall time\n");
     wall_row("set-up", s->wall_setup - s->wall_partition, s->wall_total, "problem, model, file");
@@ -367,15 +346,16 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
     char rate[64];
     double per_s = s->wall_integrate > 0 ? (double)s->events / s->wall_integrate : 0.0;
     printf("  work%s\n", size > 1 ? " (totals over ranks)" : "");
-    if (c->method == METHOD_CVODE) {
+    if (!integrator_has(m, INTEGRATOR_QSS_ENGINE)) { /* steps */
         per_s = s->wall_integrate > 0 ? (double)s->nst / s->wall_integrate : 0.0;
         snprintf(rate, sizeof rate, "%.3g per second", per_s);
         count_row("steps (nst)", s->nst, rate);
         cvode_rows(s);
     } else {
         snprintf(rate, sizeof rate, "%.3g per second", per_s);
-        count_row(c->method == METHOD_MIXED ? "QSS events" : "events", s->events, rate);
-        if (c->method == METHOD_MIXED) {
+        int bdf = integrator_has(m, INTEGRATOR_BDF); /* and a QSS block */
+        count_row(bdf ? "QSS events" : "events", s->events, rate);
+        if (bdf) {
             count_row("BDF steps (nst)", s->nst, "");
             count_row("windows", s->windows, size > 1 ? "agreed" : "");
             if (size > 1) rejected_row(s);
@@ -393,7 +373,7 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
     }
     if (size > 1) {
         printf("  %d ranks\n", size);
-        if (c->method != METHOD_MIXED && c->method != METHOD_CVODE) {
+        if (!integrator_has(m, INTEGRATOR_BDF)) { /* QSS alone: its windows */
             count_row("windows", s->windows, "agreed");
             rejected_row(s);
         }
@@ -416,12 +396,13 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
 
 /* The method of each owned state of a mixed run (collective); prints the
  * split. When every state went to one block, *out is NULL and *pure the
- * method that runs them alone (the QSS method or CVODE: a mixed run with an
- * empty block is that method). Returns 0, or -1 with err (the same on every
- * rank). */
+ * method that runs them alone (--qss-method, or the method's bdf_alone,
+ * CVODE: a mixed run with an empty block is that method); else *pure is
+ * NULL. Returns 0, or -1 with err (the same on every rank). */
 static int assign_methods(const run_config *c, const qmol_problem *p, run_layout *l,
-                          unsigned char **out, method_id *pure, char *err, size_t errlen) {
-    *pure = METHOD_MIXED;
+                          unsigned char **out, const integrator_def **pure, char *err,
+                          size_t errlen) {
+    *pure = NULL;
     const model *mp = &l->m;
     unsigned char *assignment = malloc((size_t)mp->n + 1);
     *out = assignment;
@@ -449,14 +430,14 @@ static int assign_methods(const run_config *c, const qmol_problem *p, run_layout
     MPI_Allreduce(counts, low, 2, MPI_INT64_T, MPI_MIN, l->comm);
     MPI_Allreduce(counts, high, 2, MPI_INT64_T, MPI_MAX, l->comm);
     if (total[0] == 0 || total[1] == 0) {
-        *pure = total[1] == 0 ? c->qss_method : METHOD_CVODE;
+        *pure = total[1] == 0 ? c->qss_method : c->method->bdf_alone;
         free(assignment);
         *out = NULL;
         return 0;
     }
     if (!c->quiet && l->rank == 0) {
         printf("qmol: mixed: %lld states to %s, %lld to BDF (CVODE), coupling %s\n",
-               (long long)total[0], method_name(c->qss_method), (long long)total[1],
+               (long long)total[0], c->qss_method->name, (long long)total[1],
                c->coupling == COUPLING_SAMPLE    ? "sample"
                : c->coupling == COUPLING_HISTORY ? "history"
                                                  : "interp");
@@ -469,10 +450,10 @@ static int assign_methods(const run_config *c, const qmol_problem *p, run_layout
 
 /* A mixed run whose states all went to one block runs that block's method
  * alone (said on rank 0), as if it had been asked for. */
-static void run_alone(run_config *c, method_id pure, int64_t n, int rank) {
+static void run_alone(run_config *c, const integrator_def *pure, int64_t n, int rank) {
     if (!c->quiet && rank == 0)
         printf("qmol: mixed: all %lld states went to %s: %s runs them alone\n", (long long)n,
-               pure == METHOD_CVODE ? "BDF" : "QSS", method_name(pure));
+               integrator_is_qss(pure) ? "QSS" : "BDF", pure->name);
     c->method = pure;
 }
 
@@ -480,19 +461,18 @@ static void run_alone(run_config *c, method_id pure, int64_t n, int rank) {
  * -1 with err (a bad --partition). */
 static int partition_for(const run_config *c, const qmol_problem *p, int size,
                          partition_options *po, char *err, size_t errlen) {
-    *po = (partition_options){
-        .kind = PARTITION_METIS,
-        .gather_discrete = c->method != METHOD_CVODE && problem_has_discontinuities(p),
-        /* the states --assign auto keeps on QSS with them */
-        .gather_hops = c->method != METHOD_MIXED ? 0
-                       : c->assign_depth < 0     ? ASSIGN_DEPTH
-                                                 : c->assign_depth,
-        .coarsen_above = c->coarsen_above,
-        .weight_by_row = c->method != METHOD_CVODE,
-        .pieces_per_rank = c->pieces ? c->pieces
-                           : c->method == METHOD_CVODE || c->method == METHOD_MIXED
-                               ? 1
-                               : qss_pieces_per_rank(p->n, size)};
+    const integrator_def *m = c->method;
+    *po = (partition_options){.kind = PARTITION_METIS,
+                              .gather_discrete = integrator_has(m, INTEGRATOR_GATHER_DISCRETE) &&
+                                                 problem_has_discontinuities(p),
+                              /* the states --assign auto keeps on QSS with them */
+                              .gather_hops = !integrator_has(m, INTEGRATOR_ASSIGNS) ? 0
+                                             : c->assign_depth < 0                  ? ASSIGN_DEPTH
+                                                                   : c->assign_depth,
+                              .coarsen_above = c->coarsen_above,
+                              .weight_by_row = integrator_has(m, INTEGRATOR_WEIGHT_BY_ROW),
+                              .pieces_per_rank =
+                                  c->pieces ? c->pieces : m->pieces_per_rank(p->n, size)};
     return c->partition ? partition_parse(c->partition, po, err, errlen) : 0;
 }
 
@@ -502,8 +482,10 @@ static int run_memory_check(const run_config *c, const qmol_problem *p, const pa
     int size;
     MPI_Comm_size(comm, &size);
     memory_extra extra = {partition_metis_vertices(p, po, size), 0.0, 0.0};
-    if (can_checkpoint && checkpoint_keeps_window(c))
-        checkpoint_kept_size(c->method, &extra.kept_doubles, &extra.kept_entry_doubles);
+    if (can_checkpoint && checkpoint_keeps_window(c)) {
+        extra.kept_doubles = c->method->kept_fixed;
+        extra.kept_entry_doubles = c->method->kept_per_entry;
+    }
     return memory_check(p, &extra, comm, err, errlen);
 }
 
@@ -513,8 +495,8 @@ static int run_memory_check(const run_config *c, const qmol_problem *p, const pa
  * and moved to the directory blocks po->vertex_class is read in. Collective;
  * returns 0, or -1 with err (agreed). */
 static int mixed_vertex_classes(const run_config *c, const qmol_problem *p, partition_options *po,
-                                MPI_Comm comm, int8_t **classes, method_id *pure, char *err,
-                                size_t errlen) {
+                                MPI_Comm comm, int8_t **classes, const integrator_def **pure,
+                                char *err, size_t errlen) {
     partition_options pb = {.kind = PARTITION_BLOCK};
     run_layout first;
     if (layout_build(&first, p, &pb, comm, err, errlen) != 0) return -1;
@@ -774,21 +756,23 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
-    if (c.method == METHOD_MIXED && mixed_check_coupling(c.coupling, size, err, sizeof err)) {
+    int assigns = integrator_has(c.method, INTEGRATOR_ASSIGNS);
+    if (assigns && mixed_check_coupling(c.coupling, size, err, sizeof err)) {
         SAY("qmol: error: %s\n", err);
         goto done;
     }
-    if (size > 1 &&
-        (c.method == METHOD_BQSS || (c.method == METHOD_MIXED && c.qss_method == METHOD_BQSS))) {
-        /* its same-instant level rules freeze states under the window-end
-         * updates: heat1d N = 100, tol 1e-3 gave e_rr 0.52 on 2 ranks
-         * against 1.4e-4 on one (docs/methods.md) */
-        SAY("qmol: error: %s: bqss runs on one rank only (started on %d ranks; late ghost "
-            "updates freeze its states); on several ranks use liqss1 or mliqss1\n",
-            c.method == METHOD_BQSS ? "--method" : "--qss-method", size);
+    /* the method, or the mixed method's QSS block */
+    const integrator_def *one_rank = c.method->one_rank_why                  ? c.method
+                                     : assigns && c.qss_method->one_rank_why ? c.qss_method
+                                                                             : NULL;
+    if (size > 1 && one_rank) {
+        SAY("qmol: error: %s: %s runs on one rank only (started on %d ranks; %s); on several "
+            "ranks use %s\n",
+            one_rank == c.method ? "--method" : "--qss-method", one_rank->name, size,
+            one_rank->one_rank_why, one_rank->one_rank_instead);
         goto done;
     }
-    if (size > 1 && (c.method == METHOD_CVODE || c.method == METHOD_MIXED) &&
+    if (size > 1 && integrator_has(c.method, INTEGRATOR_BDF) &&
         (c.linsol == LINSOL_KLU || c.linsol == LINSOL_BAND)) {
         SAY("qmol: error: --linsol %s: needs all states on one rank; on %d ranks use spgmr "
             "(block-Jacobi KLU preconditioner)\n",
@@ -804,13 +788,13 @@ int run_execute(const run_config *cin) {
         SAY("qmol: error: problem %s: %s\n", def->name, err);
         goto done;
     }
-    method_id pure = METHOD_MIXED;
-    if (c.method == METHOD_MIXED && size > 1 && po.kind == PARTITION_METIS &&
+    const integrator_def *pure = NULL;
+    if (assigns && size > 1 && po.kind == PARTITION_METIS &&
         mixed_vertex_classes(&c, &prob, &po, comm, &classes, &pure, err, sizeof err) != 0) {
         SAY("qmol: error: %s\n", err);
         goto done;
     }
-    if (pure != METHOD_MIXED) { /* the partition and the memory of that method */
+    if (pure) { /* the partition and the memory of that method */
         run_alone(&c, pure, prob.n, rank);
         if (partition_for(&c, &prob, size, &po, err, sizeof err) != 0 ||
             run_memory_check(&c, &prob, &po, can_checkpoint, comm, err, sizeof err) != 0) {
@@ -827,46 +811,48 @@ int run_execute(const run_config *cin) {
     }
     model *mp = &layout.m;
     if (size > 1 && !c.quiet) print_partition(&layout);
-    if (c.method == METHOD_MIXED) {
+    if (integrator_has(c.method, INTEGRATOR_ASSIGNS)) {
         if (assign_methods(&c, &prob, &layout, &assignment, &pure, err, sizeof err) != 0) {
             SAY("qmol: error: %s\n", err);
             goto done;
         }
-        if (pure != METHOD_MIXED) run_alone(&c, pure, prob.n, rank);
+        if (pure) run_alone(&c, pure, prob.n, rank);
     }
-    if (c.linsol == LINSOL_AUTO && c.method != METHOD_MIXED)
-        c.linsol = cvode_choose_linsol(mp, layout_halo(&layout));
     /* what runs (said in the summary and stored): CVODE's block spans the
-     * ranks */
-    if (c.method == METHOD_CVODE && c.linsol == LINSOL_SPGMR)
-        c.precond = precond_resolve(c.precond, size > 1);
-    integrator_options o = {.method = c.method,
-                            .reltol = c.reltol,
-                            .abstol = c.abstol,
-                            .t0 = prob.t0,
-                            .tf = c.tf,
-                            .samples = c.samples,
-                            .sample_times = plan.times,
-                            .use_jacobian = c.use_jacobian,
-                            .linsol = c.linsol,
-                            .max_order = c.max_order,
-                            .precond = c.precond,
-                            .halo = layout_halo(&layout),
-                            .window = c.window,
-                            .window_min = c.window_min,
-                            .window_max = c.window_max,
-                            .qss_method = c.qss_method,
-                            .assignment = assignment,
-                            .coupling = c.coupling,
-                            /* CVODE handles every event on every rank:
-                             * rank 0 keeps the list */
-                            .on_discrete = c.method == METHOD_CVODE && rank > 0 ? NULL : log_event,
-                            .discrete_ctx = &events};
+     * ranks (a mixed run's BDF block chooses its own) */
+    int bdf_all = integrator_has(c.method, INTEGRATOR_BDF_ALL);
+    if (c.linsol == LINSOL_AUTO && bdf_all)
+        c.linsol = cvode_choose_linsol(mp, layout_halo(&layout));
+    if (bdf_all && c.linsol == LINSOL_SPGMR) c.precond = precond_resolve(c.precond, size > 1);
+    integrator_options o = {
+        .method = c.method,
+        .reltol = c.reltol,
+        .abstol = c.abstol,
+        .t0 = prob.t0,
+        .tf = c.tf,
+        .samples = c.samples,
+        .sample_times = plan.times,
+        .use_jacobian = c.use_jacobian,
+        .linsol = c.linsol,
+        .max_order = c.max_order,
+        .precond = c.precond,
+        .halo = layout_halo(&layout),
+        .window = c.window,
+        .window_min = c.window_min,
+        .window_max = c.window_max,
+        .qss_method = c.qss_method,
+        .assignment = assignment,
+        .coupling = c.coupling,
+        /* CVODE handles every event on every rank:
+         * rank 0 keeps the list */
+        .on_discrete = integrator_has(c.method, INTEGRATOR_EVENTS_ON_EVERY_RANK) && rank > 0
+                           ? NULL
+                           : log_event,
+        .discrete_ctx = &events};
     h5out_meta meta = {.problem = def->name,
-                       .method = method_name(c.method),
-                       .linsol = c.method == METHOD_CVODE ? linsol_name(c.linsol) : NULL,
-                       .precond =
-                           c.method == METHOD_CVODE ? precond_name(c.linsol, c.precond) : NULL,
+                       .method = c.method->name,
+                       .linsol = bdf_all ? linsol_name(c.linsol) : NULL,
+                       .precond = bdf_all ? precond_name(c.linsol, c.precond) : NULL,
                        .reltol = c.reltol,
                        .abstol = c.abstol,
                        .t0 = prob.t0,
@@ -930,7 +916,8 @@ int run_execute(const run_config *cin) {
     qmol_stats stats;
     memset(&stats, 0, sizeof stats);
     stats.wall_partition = layout.wall_partition;
-    if (c.method != METHOD_CVODE) { /* /activity: events per state */
+    int qss_engine = integrator_has(c.method, INTEGRATOR_QSS_ENGINE);
+    if (qss_engine) { /* /activity: events per state */
         activity = calloc((size_t)mp->n + 1, sizeof *activity);
         if (comm_agree(comm, activity ? 0 : -1, NULL, 0)) {
             SAY("qmol: error: out of memory for the event counts\n");
@@ -959,7 +946,7 @@ int run_execute(const run_config *cin) {
         have_ck = 1;
         ck.out = out;
         ck.stats = &stats;
-        ck.global_once = c.method == METHOD_CVODE;
+        ck.global_once = integrator_has(c.method, INTEGRATOR_GLOBAL_COUNTERS);
         o.window_end = checkpoint_window_end;
         o.stop_requested = checkpoint_stop_requested;
         o.window_ctx = &ck;
@@ -985,7 +972,7 @@ int run_execute(const run_config *cin) {
     /* a rate that follows t, left undeclared, costs QSS of order 2 many
      * events: say so (rank 0 alone: the rows are the problem's) */
     time_probe_hit hit;
-    if (rank == 0 && c.method != METHOD_CVODE && time_probe(&prob, c.tf, &hit) == 1)
+    if (rank == 0 && qss_engine && time_probe(&prob, c.tf, &hit) == 1)
         fprintf(stderr,
                 "qmol: warning: %s: f_%lld changes with t at fixed inputs (%.17g at t = %g, "
                 "%.17g at t = %g) but the problem has explicit_time = 0: set explicit_time = 1 "
@@ -994,14 +981,10 @@ int run_execute(const run_config *cin) {
                 def->name, (long long)hit.row, hit.f0, hit.t0, hit.f1, hit.t1);
     progress prog;
     progress_init(&prog, comm, prob.t0, o.t0, c.tf, c.quiet, c.verbose, c.progress,
-                  c.method == METHOD_CVODE ? "steps" : "events");
+                  qss_engine ? "events" : "steps");
     o.progress = &prog;
     stats.wall_setup = wallclock_seconds() - w0;
-    int irc = c.method == METHOD_CVODE
-                  ? cvode_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
-              : c.method == METHOD_MIXED
-                  ? mixed_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err)
-                  : qss_integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err);
+    int irc = c.method->integrate(mp, &o, sample_to_file, &sink, &stats, err, sizeof err);
     progress_end(&prog);
     if (have_ck) checkpoint_restore_end(&ck); /* the integrator has read it */
     if (irc == QMOL_STOPPED) { /* a signal: the output so far stays, the checkpoint says where */
@@ -1014,7 +997,7 @@ int run_execute(const run_config *cin) {
         goto done;
     }
     if (irc == INTEGRATOR_UNSUITED) { /* the method cannot follow the problem */
-        SAY("qmol: error: %s on %s: %s\n", method_name(c.method), def->name, err);
+        SAY("qmol: error: %s on %s: %s\n", c.method->name, def->name, err);
         /* (the partial output stays where a checkpoint refers to it) */
         drop_output(out, c.restart || (have_ck && !isnan(ck.t_last)));
         out = NULL;
@@ -1042,16 +1025,15 @@ int run_execute(const run_config *cin) {
     if (irc != 0 && have_ck && !isnan(ck.t_last)) {             /* keep what a restart needs */
         SAY("qmol: error: %s on %s: %s%s (the last checkpoint, at t = %.17g, is %s: qmol run "
             "--restart %s%s)\n",
-            method_name(c.method), def->name,
-            the_failure(err, write_err, out, failure, sizeof failure), write_err, ck.t_last,
-            ck.path, ck.path, kept_err);
+            c.method->name, def->name, the_failure(err, write_err, out, failure, sizeof failure),
+            write_err, ck.t_last, ck.path, ck.path, kept_err);
         h5out_suspend(out, err, sizeof err);
         out = NULL;
         rc = 1;
         goto done;
     }
     if (irc != 0) {
-        SAY("qmol: error: %s on %s: %s%s%s\n", method_name(c.method), def->name,
+        SAY("qmol: error: %s on %s: %s%s%s\n", c.method->name, def->name,
             the_failure(err, write_err, out, failure, sizeof failure), write_err, kept_err);
         drop_output(out, keep_partial);
         out = NULL;
@@ -1082,7 +1064,7 @@ int run_execute(const run_config *cin) {
         goto done;
     }
     stats.wall_total = wallclock_seconds() - w0;
-    if (c.method == METHOD_CVODE) stats_count_global_once(&stats, rank);
+    if (integrator_has(c.method, INTEGRATOR_GLOBAL_COUNTERS)) stats_count_global_once(&stats, rank);
     if (c.restart) stats_carry_over(&stats, &ck.before, rank); /* /stats: the whole run */
     qmol_stats total = stats_reduce(&stats, comm);
     if (h5out_finish(out, &stats, err, sizeof err) != 0) {

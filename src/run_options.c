@@ -136,31 +136,18 @@ static int set_bool(run_config *c, const run_option *o, const char *value, char 
 
 /* ---- options of their own ---------------------------------------------- */
 
-/* "qss1 qss2 ... mixed", or the QSS methods only. */
-static void method_names(char *buf, size_t len, int qss_only) {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int m = 0; m < METHOD_COUNT && used < len; m++) {
-        if (qss_only && (m == METHOD_CVODE || m == METHOD_MIXED)) continue;
-        int w =
-            snprintf(buf + used, len - used, "%s%s", used ? " " : "", method_name((method_id)m));
-        if (w < 0) break;
-        used += (size_t)w;
-    }
-}
-
 static int set_method(run_config *c, const run_option *o, const char *value, char *why,
                       size_t whylen) {
     int qss_only = o->field == FIELD(qss_method);
-    int m = method_from_name(value);
-    if (m < 0 || (qss_only && (m == METHOD_CVODE || m == METHOD_MIXED))) {
+    const integrator_def *m = integrator_by_name(value);
+    if (!m || (qss_only && !integrator_is_qss(m))) {
         char names[256];
-        method_names(names, sizeof names, qss_only);
+        integrator_names(names, sizeof names, qss_only);
         snprintf(why, whylen, "%s (allowed: %s)", qss_only ? "not a QSS method" : "unknown method",
                  names);
         return SAY_VALUE;
     }
-    *(method_id *)field_of(c, o) = (method_id)m;
+    *(const integrator_def **)field_of(c, o) = m;
     return SET_OK;
 }
 
@@ -524,7 +511,7 @@ static void print_entry(const char *left, const char *help) {
         const char *text = line;
         int qss_only = !strncmp(text, "{qss-methods}", 13);
         if (qss_only || !strncmp(text, "{methods}", 9)) {
-            method_names(names, sizeof names, qss_only);
+            integrator_names(names, sizeof names, qss_only);
             printf("  %s\n", names);
         } else {
             printf("  %.*s\n", len, text);

@@ -812,8 +812,10 @@ def group_list_info(group):
     words = set(out.replace(":", " ").split())
     for name in problems:
         case.check(name in words, f"`qmol list` does not mention problem {name}")
-    for m in METHODS:
-        case.check(m in words, f"`qmol list` does not mention method {m}")
+    for m in METHODS + ["mixed"]:
+        # one line each, the name and its description (integrator_registry.c)
+        case.check(re.search(rf"^  {m} +\S", out, re.M) is not None,
+                   f"`qmol list` does not describe method {m}")
     cases.append(case)
 
     # the linear solver and preconditioner that ran: said in the summary,

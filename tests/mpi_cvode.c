@@ -20,7 +20,7 @@
  *     give the same rc and message on every rank (and no hang); KLU and band
  *     are refused on P >= 2 with the same message everywhere.
  */
-#include "integrator.h"
+#include "integrator_registry.h"
 #include "layout.h"
 #include "registry.h"
 #include "run_support.h"
@@ -65,7 +65,7 @@ static void dist_setup(dist_run *d, partition_kind kind) {
 static void dist_integrate(dist_run *d, double tol, double tf, int64_t K, int use_jac,
                            linsol_id ls) {
     d->K = K;
-    d->o = (integrator_options){.method = METHOD_CVODE,
+    d->o = (integrator_options){.method = integrator_by_id(METHOD_CVODE),
                                 .reltol = tol,
                                 .abstol = tol,
                                 .t0 = d->prob.t0,

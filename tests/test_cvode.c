@@ -2,7 +2,7 @@
  * for every linear solver, with and without the analytic Jacobian. */
 #include "test_support.h"
 
-#include "integrator.h"
+#include "integrator_registry.h"
 #include "model.h"
 
 #include <math.h>
@@ -200,7 +200,7 @@ static integrator_options cvode_options(double t0, double tf, int64_t K, linsol_
                                         double rtol, double atol) {
     integrator_options o;
     memset(&o, 0, sizeof o);
-    o.method = METHOD_CVODE;
+    o.method = integrator_by_id(METHOD_CVODE);
     o.reltol = rtol;
     o.abstol = atol;
     o.t0 = t0;

@@ -1,6 +1,7 @@
 #include "run_support.h"
 
 #include "assign.h"
+#include "integrator_registry.h"
 
 #include "registry.h"
 
@@ -73,7 +74,12 @@ static test_run *prepare(const char *name, const char *const *sets, int nsets, c
     }
     r->n = r->prob.n;
     r->K = K;
-    r->opt.method = (method_id)method_from_name(method);
+    r->opt.method = integrator_by_name(method);
+    if (!r->opt.method) {
+        snprintf(r->err, sizeof r->err, "no method %s", method);
+        r->rc = -1;
+        return r;
+    }
     r->opt.reltol = reltol;
     r->opt.abstol = abstol;
     r->opt.t0 = r->prob.t0;
@@ -99,10 +105,8 @@ test_run *run_problem(const char *name, const char *const *sets, int nsets, cons
         r->opt.trace = keep_event;
         r->opt.trace_ctx = r;
     }
-    if (r->opt.method == METHOD_CVODE)
-        r->rc = cvode_integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
-    else
-        r->rc = qss_integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
+    r->rc =
+        r->opt.method->integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
     return r;
 }
 
@@ -123,7 +127,7 @@ test_run *run_mixed(const char *name, const char *const *sets, int nsets, const 
         r->rc = -1;
         return r;
     }
-    r->opt.qss_method = (method_id)method_from_name(qss_method);
+    r->opt.qss_method = integrator_by_name(qss_method);
     r->opt.assignment = r->assignment;
     r->opt.coupling = coupling;
     r->rc = mixed_integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
