@@ -154,13 +154,26 @@ void eng_update_quantum(qss_engine *e, int32_t i);
 static inline double eng_exit_quanta(int order) {
     return order == 1 ? 2.0 : 1.0;
 }
+/* Second order: what eng_unseen_cap needs from before state j's own event
+ * at t (eng_unseen_before fills it): x's age t - tx and its old
+ * polynomial's slope at t, the quantum, q_j's old polynomial and, where
+ * x_j kept its polynomial since j's last own event (tx == tq), f_j along
+ * the old q's at t (measured). */
+typedef struct unseen_before {
+    double h, slope, dq, q0, q1, tq, along;
+    int measured;
+} unseen_before;
+void eng_unseen_before(qss_engine *e, int32_t j, double t, unseen_before *b);
+/* After that event, j scheduled: the longest next interval over which the
+ * term x's quadratic leaves out (f along q beyond first order) stays within
+ * a quantum, estimated from the gap between the old polynomial's slope and
+ * f along the old q's at t; INFINITY when none or when it could not act:
+ * j's next time within the floor or beyond twice the cap, or (f not yet
+ * measured) an input's event scheduled before j's next one (it re-evaluates
+ * x_j and reschedules j). */
+double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b);
 /* Next time by the QSS rule (|x - q| = dq) and by the LIQSS rule (x meets q,
  * or |x - q| = eng_exit_quanta dq); both schedule j. */
-/* Second order, before state j's own event at t: the longest next interval
- * over which the term x's quadratic leaves out (f along q beyond first
- * order) stays within a quantum, estimated from the gap between the old
- * polynomial's slope and f along the old q at t; INFINITY when none. */
-double eng_unseen_cap(qss_engine *e, int32_t j, double t);
 void eng_schedule_qss(qss_engine *e, int32_t j, double t);
 void eng_schedule_liqss(qss_engine *e, int32_t j, double t);
 /* Whether f_i reads x_i: then propagating q_i's change re-evaluates and

@@ -113,8 +113,10 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         }
         if (e->failed || !(t < e->window_end)) break;
         int32_t i = heap_top(&e->heap);
-        double cap = e->order == 2 ? eng_unseen_cap(e, i, t) : INFINITY;
+        unseen_before before;
+        if (e->order == 2) eng_unseen_before(e, i, t, &before);
         e->method->event(e, i, t);
+        double cap = e->order == 2 ? eng_unseen_cap(e, i, t, &before) : INFINITY;
         if (cap < INFINITY && heap_time(&e->heap, i) > t + cap) heap_update(&e->heap, i, t + cap);
         e->stats->events++;
         if (e->activity) e->activity[i] += 1.0;
