@@ -7,6 +7,9 @@
  *   /fields           grid problems whose kept states form a box of cells:
  *                     one K x [nz x] [ny x] nx view of /states per component
  *                     (HDF5 virtual datasets) and the cell coordinates
+ *   /xdmf             with /fields: /xdmf/NAME/k, sample k (1..K) of each
+ *                     such view on its own, shaped (nz, ny, nx) with 1 for
+ *                     missing dimensions: the datasets the XDMF sidecar names
  *   /partition        optional: owner of every state, per-rank sizes
  *   /activity/events  optional (QSS runs): events of every state over the run
  *   /activity/per_sample  optional: the same per sample interval (K x m)
@@ -72,6 +75,9 @@ typedef struct h5out_grid {
     int *component;  /* malloc'd, ncomponents entries */
     int64_t columns; /* columns of /states */
 } h5out_grid;
+
+/* The group of the per-sample views the XDMF sidecar names: /xdmf/NAME/k. */
+#define H5OUT_SAMPLE_VIEWS "xdmf"
 
 /* The name of component c of p's grid (its component_names entry, else "u"
  * for one component, "u0", "u1", ... for several) in buf. */

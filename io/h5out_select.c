@@ -7,7 +7,8 @@
  * cell of a box, /fields holds one K x [nz x] [ny x] nx view of /states per
  * component: an HDF5 virtual dataset whose single mapping is the strided
  * hyperslab /states[:, r::ncomponents] (no data is copied), and the box's
- * cell coordinates x, y, z.
+ * cell coordinates x, y, z; /xdmf holds the same per sample, for the XDMF
+ * sidecar (io/xdmf.h).
  */
 #include "h5out_internal.h"
 
@@ -142,7 +143,42 @@ int h5out_get_grid(const h5out *w, h5out_grid *g) {
     return 0;
 }
 
-/* /fields/NAME: the virtual K x box view of component r (of the kept ones). */
+/* What a view maps: the hyperslab (start, stride, count, block) of the
+ * dataset path (of this file) of rank dimensions dims. */
+typedef struct view_source {
+    const char *path;
+    int rank;
+    hsize_t dims[4], start[4], stride[4], count[4], block[4];
+} view_source;
+
+/* The virtual dataset name in parent, of vrank dimensions vdims, whose single
+ * mapping is src; what it is called in messages: what. */
+static int make_view(const h5u_ectx *c, hid_t parent, const char *name, int vrank,
+                     const hsize_t *vdims, const view_source *src, const char *what) {
+    hid_t vspace = H5Screate_simple(vrank, vdims, NULL);
+    hid_t sspace = H5Screate_simple(src->rank, src->dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t d = H5I_INVALID_HID;
+    if (vspace >= 0 && sspace >= 0 && dcpl >= 0 &&
+        H5Sselect_hyperslab(sspace, H5S_SELECT_SET, src->start, src->stride, src->count,
+                            src->block) >= 0 &&
+        H5Pset_virtual(dcpl, vspace, ".", src->path, sspace) >= 0)
+        d = H5Dcreate2(parent, name, H5T_IEEE_F64LE, vspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int rc = d >= 0 ? 0 : -1;
+    if (rc) {
+        char *msg = h5u_asprintf("cannot create the view %s", what);
+        h5u_fail(c, msg ? msg : "cannot create a view");
+        free(msg);
+    }
+    h5u_close(&d, H5Dclose);
+    h5u_close(&dcpl, H5Pclose);
+    h5u_close(&sspace, H5Sclose);
+    h5u_close(&vspace, H5Sclose);
+    return rc;
+}
+
+/* /fields/NAME: the virtual K x box view of component r (of the kept ones),
+ * every row's columns r::ncomponents of /states. */
 static int write_view(h5out *w, const h5u_ectx *c, hid_t g, int r, const char *name) {
     const h5out_grid *b = &w->grid;
     hsize_t vdims[4] = {(hsize_t)w->samples, 1, 1, 1}, cells = 1;
@@ -150,28 +186,49 @@ static int write_view(h5out *w, const h5u_ectx *c, hid_t g, int r, const char *n
         vdims[b->ndims - a] = (hsize_t)b->dims[a];
         cells *= (hsize_t)b->dims[a];
     }
-    hsize_t sdims[2] = {(hsize_t)w->samples, (hsize_t)w->columns};
-    hsize_t start[2] = {0, (hsize_t)r}, stride[2] = {1, (hsize_t)b->ncomponents};
-    hsize_t count[2] = {1, cells}, block[2] = {(hsize_t)w->samples, 1};
-    hid_t vspace = H5Screate_simple(1 + b->ndims, vdims, NULL);
-    hid_t sspace = H5Screate_simple(2, sdims, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    hid_t d = H5I_INVALID_HID;
-    if (vspace >= 0 && sspace >= 0 && dcpl >= 0 &&
-        H5Sselect_hyperslab(sspace, H5S_SELECT_SET, start, stride, count, block) >= 0 &&
-        H5Pset_virtual(dcpl, vspace, ".", "/states", sspace) >= 0)
-        d = H5Dcreate2(g, name, H5T_IEEE_F64LE, vspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    int rc = d >= 0 ? 0 : -1;
-    if (rc) {
-        char *what = h5u_asprintf("cannot create the view /fields/%s", name);
-        h5u_fail(c, what ? what : "cannot create a view");
-        free(what);
+    view_source src = {.path = "/states",
+                       .rank = 2,
+                       .dims = {(hsize_t)w->samples, (hsize_t)w->columns},
+                       .start = {0, (hsize_t)r},
+                       .stride = {1, (hsize_t)b->ncomponents},
+                       .count = {1, cells},
+                       .block = {(hsize_t)w->samples, 1}};
+    char what[96];
+    snprintf(what, sizeof what, "/fields/%s", name);
+    return make_view(c, g, name, 1 + b->ndims, vdims, &src, what);
+}
+
+/* /xdmf/NAME/k for k = 1..K: sample k of the view /fields/NAME, shaped as
+ * the sidecar's mesh (nz, ny, nx; 1 for missing dimensions). Plain datasets
+ * for the XDMF sidecar, whose hyperslab DataItems ParaView's Xdmf3 readers
+ * do not read. Each maps one contiguous block of /fields/NAME (a view of a
+ * view), not /states' strided columns: HDF5 1.10 stores a strided selection
+ * as one block per element (16 bytes a cell), a contiguous one in a few
+ * bytes (measured, docs/output.md). */
+static int write_sample_views(h5out *w, const h5u_ectx *c, hid_t top, const char *name) {
+    const h5out_grid *b = &w->grid;
+    view_source src = {.rank = 1 + b->ndims, .dims = {(hsize_t)w->samples}, .count = {1}};
+    hsize_t vdims[3] = {1, 1, 1};
+    for (int a = 0; a < b->ndims; a++) {
+        vdims[2 - a] = (hsize_t)b->dims[a];
+        src.dims[b->ndims - a] = src.count[b->ndims - a] = (hsize_t)b->dims[a];
     }
-    h5u_close(&d, H5Dclose);
-    h5u_close(&dcpl, H5Pclose);
-    h5u_close(&sspace, H5Sclose);
-    h5u_close(&vspace, H5Sclose);
-    return rc;
+    for (int a = 0; a < src.rank; a++)
+        src.stride[a] = src.block[a] = 1;
+    char source[96], group[96];
+    snprintf(source, sizeof source, "/fields/%s", name);
+    snprintf(group, sizeof group, "/" H5OUT_SAMPLE_VIEWS "/%s", name);
+    src.path = source;
+    hid_t g = h5u_group(c, top, name);
+    int rc = g < 0 ? -1 : 0;
+    for (int64_t k = 0; !rc && k < w->samples; k++) {
+        char num[24], what[128];
+        snprintf(num, sizeof num, "%lld", (long long)k + 1);
+        snprintf(what, sizeof what, "%s/%s", group, num);
+        src.start[0] = (hsize_t)k;
+        rc = make_view(c, g, num, 3, vdims, &src, what);
+    }
+    return g < 0 ? -1 : h5u_close_group(c, g, group, rc);
 }
 
 static int write_fields(h5out *w, const qmol_problem *p, const h5u_ectx *c) {
@@ -209,7 +266,15 @@ static int write_fields(h5out *w, const qmol_problem *p, const h5u_ectx *c) {
         char buf[32];
         rc = write_view(w, c, g, r, h5out_component_name(p, b->component[r], buf, sizeof buf));
     }
-    return g < 0 ? -1 : h5u_close_group(c, g, "/fields", rc);
+    rc = g < 0 ? -1 : h5u_close_group(c, g, "/fields", rc);
+    hid_t top = rc ? H5I_INVALID_HID : h5u_group(c, w->file, H5OUT_SAMPLE_VIEWS);
+    if (top < 0) return -1;
+    for (int r = 0; !rc && r < b->ncomponents; r++) {
+        char buf[32];
+        rc = write_sample_views(w, c, top,
+                                h5out_component_name(p, b->component[r], buf, sizeof buf));
+    }
+    return h5u_close_group(c, top, "/" H5OUT_SAMPLE_VIEWS, rc);
 }
 
 int h5out_write_selection(h5out *w, const h5out_meta *m, const h5u_ectx *c) {

@@ -34,18 +34,17 @@ static void base_name(const char *path, char *out, size_t len) {
 }
 
 /* One sample's grid: the mesh (the box's dims z y x, padded with 1) and each
- * kept component r as the hyperslab [k, r::ncomponents] of /states. */
+ * kept component as the dataset /xdmf/NAME/k of the HDF5 file, of the
+ * mesh's shape. */
 static void write_sample(FILE *f, const qmol_problem *p, const h5out_grid *g, const char *file,
-                         int64_t k, double t, int64_t samples) {
-    int64_t d[3] = {1, 1, 1}, cells = 1;
+                         int64_t k, double t) {
+    int64_t d[3] = {1, 1, 1};
     double o[3] = {0, 0, 0}, h[3] = {1, 1, 1};
     for (int a = 0; a < g->ndims; a++) { /* XDMF's order: slowest first (z y x) */
         d[2 - a] = g->dims[a];
         o[2 - a] = g->origin[a];
         h[2 - a] = g->spacing[a];
-        cells *= g->dims[a];
     }
-    int nc = g->ncomponents;
     fprintf(f, "      <Grid Name=\"sample %lld\" GridType=\"Uniform\">\n", (long long)k + 1);
     fprintf(f, "        <Time Value=\"%.17g\"/>\n", t);
     fprintf(f, "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"%lld %lld %lld\"/>\n",
@@ -56,24 +55,16 @@ static void write_sample(FILE *f, const qmol_problem *p, const h5out_grid *g, co
     fprintf(f, "          <DataItem Dimensions=\"3\" Format=\"XML\">%.17g %.17g %.17g</DataItem>\n",
             h[0], h[1], h[2]);
     fprintf(f, "        </Geometry>\n");
-    for (int r = 0; r < nc; r++) {
+    for (int r = 0; r < g->ncomponents; r++) {
         char buf[32];
         const char *name = h5out_component_name(p, g->component[r], buf, sizeof buf);
         fprintf(f, "        <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">\n",
                 name);
         fprintf(f,
-                "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"%lld %lld %lld\" "
-                "Type=\"HyperSlab\">\n",
-                (long long)d[0], (long long)d[1], (long long)d[2]);
-        fprintf(f,
-                "            <DataItem Dimensions=\"3 2\" Format=\"XML\">%lld %d 1 %d 1 "
-                "%lld</DataItem>\n",
-                (long long)k, r, nc, (long long)cells);
-        fprintf(f,
-                "            <DataItem Dimensions=\"%lld %lld\" NumberType=\"Float\" "
-                "Precision=\"8\" Format=\"HDF\">%s:/states</DataItem>\n",
-                (long long)samples, (long long)g->columns, file);
-        fprintf(f, "          </DataItem>\n        </Attribute>\n");
+                "          <DataItem Dimensions=\"%lld %lld %lld\" NumberType=\"Float\" "
+                "Precision=\"8\" Format=\"HDF\">%s:/" H5OUT_SAMPLE_VIEWS "/%s/%lld</DataItem>\n",
+                (long long)d[0], (long long)d[1], (long long)d[2], file, name, (long long)k + 1);
+        fprintf(f, "        </Attribute>\n");
     }
     fprintf(f, "      </Grid>\n");
 }
@@ -101,7 +92,7 @@ int xdmf_write(const char *h5path, const qmol_problem *p, const h5out_grid *g, c
         fprintf(f, "    <Grid Name=\"%s\" GridType=\"Collection\" CollectionType=\"Temporal\">\n",
                 file);
         for (int64_t k = 0; k < samples; k++)
-            write_sample(f, p, g, file, k, times[k], samples);
+            write_sample(f, p, g, file, k, times[k]);
         fprintf(f, "    </Grid>\n  </Domain>\n</Xdmf>\n");
         rc = ferror(f) ? -1 : 0;
         if (fclose(f) != 0) rc = -1;

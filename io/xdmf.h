@@ -4,9 +4,11 @@
  * FILE.xmf (FILE.h5 with .xmf for .h5, else FILE.h5.xmf) describes each
  * sample as a 3D co-rectilinear mesh (1D and 2D grids get unit dimensions):
  * the output's box of cells (h5out_grid), whose node attributes (one per
- * kept component, named as in /fields) are hyperslabs of /states in the HDF5
- * file, named by its base name: no data is copied, and the pair can move
- * together.
+ * kept component, named as in /fields) are the datasets /xdmf/NAME/k of the
+ * HDF5 file (named by its base name), virtual views of /states' rows: no
+ * data is copied, and the pair can move together. Plain datasets, not
+ * hyperslab DataItems: ParaView's default readers (Xdmf3ReaderS/T) read
+ * these and show no array for hyperslabs; its legacy XDMFReader reads both.
  */
 #ifndef QMOL_XDMF_H
 #define QMOL_XDMF_H

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """The XDMF sidecar of grid results: qmol runs heat1d (1D), adr2d (2D, also on
-2 ranks, and a box of it written with --output-states on 2 ranks) and heat3d
-(3D, also a box); for each, FILE.xmf must be valid XML whose every sample
+2 ranks, and a box of it written with --output-states on 2 ranks), heat3d
+(3D, also a box) and diurnal (2 components, on 3 ranks, and one component
+of a box on 2); for each, FILE.xmf must be valid XML whose every sample
 grid has the run's time, a mesh of the written box's dims (XDMF order z y x,
 1 for missing dimensions), origin and spacing, and whose every attribute is a
-hyperslab of an HDF5 dataset that exists in the file with the shape the XDMF
-gives, selecting exactly the states of that sample (compared value by value
-with /states reshaped as docs/output.md says, and with /fields/NAME).
+plain HDF5 DataItem (float64, no hyperslab: ParaView's Xdmf3 readers skip
+those) naming /xdmf/NAME/k (k = sample, from 1), a dataset of the file whose
+shape is the mesh's and whose values are exactly that sample's states
+(compared value by value with /states reshaped as docs/output.md says, and
+with /fields/NAME). tests/paraview_test.py opens the files in ParaView.
 
 usage: check_xdmf.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
@@ -24,7 +27,9 @@ RUNS = [("heat1d", ["--set", "N=30"], 1), ("adr2d", ["--set", "nx=12", "--set", 
         ("heat3d", ["--set", "nx=4", "--set", "ny=5", "--set", "nz=3"], 1),
         ("adr2d", ["--set", "nx=12", "--set", "ny=9", "--output-states", "x>=2 && y<4"], 2),
         ("heat3d", ["--set", "nx=4", "--set", "ny=5", "--set", "nz=3",
-                    "--output-states", "z>0.5 && y<=0.5"], 1)]
+                    "--output-states", "z>0.5 && y<=0.5"], 1),
+        ("diurnal", ["--set", "mx=6", "--set", "my=5"], 3),
+        ("diurnal", ["--set", "mx=6", "--set", "my=5", "--output-states", "c==1 && x<10"], 2)]
 
 
 def ints(text):
@@ -67,32 +72,34 @@ def check(xmf, h5path, failures, label):
             failures.append("%s: grid %d has %d attributes for %d components"
                             % (label, k, len(attrs), nc))
         for c, a in enumerate(attrs):
-            slab = a.find("DataItem")
-            sel, src = slab.findall("DataItem")
-            start, stride, count = np.array(ints(sel.text)).reshape(3, 2)
-            name, path = src.text.strip().split(":")
+            item = a.findall("DataItem")
+            if len(item) != 1 or item[0].findall("DataItem"):
+                failures.append("%s: grid %d attribute %d is not one plain DataItem" % (label, k, c))
+                continue
+            item = item[0]
+            how = {key: item.get(key) for key in ("NumberType", "Precision", "Format", "ItemType")}
+            if how != {"NumberType": "Float", "Precision": "8", "Format": "HDF", "ItemType": None}:
+                failures.append("%s: grid %d attribute %d: DataItem %s" % (label, k, c, how))
+            name, path = item.text.strip().split(":")
             if name != os.path.basename(h5path):
                 failures.append("%s: names file %s" % (label, name))
                 continue
+            if a.get("Name") != kept[c] or path != "/xdmf/%s/%d" % (kept[c], k + 1):
+                failures.append("%s: grid %d attribute %s names %s, not /xdmf/%s/%d"
+                                % (label, k, a.get("Name"), path, kept[c], k + 1))
             with h5py.File(os.path.join(os.path.dirname(xmf), name), "r") as f:
                 if path.lstrip("/") not in f:
                     failures.append("%s: %s has no %s" % (label, name, path))
                     continue
-                shape = list(f[path].shape)
-            if shape != ints(src.get("Dimensions")):
-                failures.append("%s: %s is %s, the XDMF says %s"
-                                % (label, path, shape, src.get("Dimensions")))
-            if int(np.prod(count)) != int(np.prod(ints(slab.get("Dimensions")))):
-                failures.append("%s: hyperslab count %s for dimensions %s"
-                                % (label, count, slab.get("Dimensions")))
-            picked = states[start[0]:start[0] + count[0] * stride[0]:stride[0],
-                            start[1]:start[1] + count[1] * stride[1]:stride[1]]
+                picked = f[path][()]
+            if list(picked.shape) != ints(item.get("Dimensions")) or list(picked.shape) != want:
+                failures.append("%s: %s is %s, the XDMF says %s, the mesh is %s"
+                                % (label, path, list(picked.shape), item.get("Dimensions"), want))
             if not np.array_equal(picked.reshape(-1), states[k, c::nc]):
-                failures.append("%s: grid %d attribute %d selects other values" % (label, k, c))
-            if a.get("Name") != kept[c] or not np.array_equal(picked.reshape(-1),
-                                                                views[kept[c]][k].reshape(-1)):
-                failures.append("%s: grid %d attribute %s is not /fields/%s"
-                                % (label, k, a.get("Name"), kept[c]))
+                failures.append("%s: grid %d attribute %d holds other values" % (label, k, c))
+            if not np.array_equal(picked.reshape(-1), views[kept[c]][k].reshape(-1)):
+                failures.append("%s: grid %d attribute %s is not /fields/%s[%d]"
+                                % (label, k, a.get("Name"), kept[c], k))
 
 
 def main():
