@@ -15,9 +15,13 @@ find_program(QMOL_XVFB_RUN NAMES xvfb-run)
 if(NOT QMOL_PVPYTHON OR NOT QMOL_XVFB_RUN)
   message(STATUS "pvpython or xvfb-run not found: test paraview.readers not registered")
 else()
-  # --no-mpi: pvpython as an MPI singleton would break the mpiexec it runs
+  # -noreset: Xvfb resets when its last client disconnects and drops a
+  # connection made meanwhile (ECONNRESET: pvpython aborts with "bad X server
+  # connection", 1 run in 5 on a busy machine, as ParaView opens, closes and
+  # reopens the display). --no-mpi: pvpython as an MPI singleton would break
+  # the mpiexec it runs.
   add_test(NAME paraview.readers
-    COMMAND ${QMOL_XVFB_RUN} -a ${QMOL_PVPYTHON} --no-mpi
+    COMMAND ${QMOL_XVFB_RUN} -a -s "-screen 0 1024x768x24 -noreset" ${QMOL_PVPYTHON} --no-mpi
             ${CMAKE_CURRENT_SOURCE_DIR}/paraview_test.py
             --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
             --python ${QMOL_PYTHON} --scratch ${CMAKE_CURRENT_BINARY_DIR}/paraview-scratch)

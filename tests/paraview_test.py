@@ -3,24 +3,28 @@
 Run under ParaView's Python, with an X server (Debian's pvpython renders
 through X; its --force-offscreen-rendering crashes without one):
 
-  xvfb-run -a pvpython --no-mpi tests/paraview_test.py --qmol build/qmol \\
+  xvfb-run -a -s "-screen 0 1024x768x24 -noreset" pvpython --no-mpi \\
+      tests/paraview_test.py --qmol build/qmol \\
       --mpiexec "mpiexec --allow-run-as-root --oversubscribe" --scratch /tmp/qmol-pv \\
       [--python /usr/bin/python3] [--docs docs/img]
 
-(--no-mpi: otherwise pvpython starts as an MPI singleton, whose environment
-breaks the mpiexec it runs.) qmol writes heat1d, heat2d, heat3d and diurnal
-(2 components) on one rank, heat2d on 2 ranks and diurnal on 3;
-tests/paraview_expect.py (the Python with h5py) reads from each HDF5 file
-what ParaView must show. Each .xmf is then opened with the reader that
-OpenDataFile picks (the GUI's: Xdmf3ReaderS), Xdmf3ReaderT and the legacy
-XDMFReader, and each must give: the sample times; at every time, the point
-arrays named as the components, the mesh's points and bounds, and each
+(-noreset: Xvfb resets when its last client disconnects and drops a
+connection made meanwhile, and ParaView opens, closes and reopens the
+display: without it pvpython aborted with "bad X server connection" in 1 run
+in 5 on a busy machine. --no-mpi: otherwise pvpython starts as an MPI
+singleton, whose environment breaks the mpiexec it runs.) qmol writes
+heat1d, heat2d, heat3d and diurnal (2 components) on one rank, heat2d on 2
+ranks and diurnal on 3; tests/paraview_expect.py (the Python with h5py)
+reads from each HDF5 file what ParaView must show. Each .xmf is then opened
+with the reader that OpenDataFile picks (Xdmf3ReaderS), Xdmf3ReaderT and the
+legacy XDMFReader, and each must give: the sample times; at every time, the
+point arrays named as the components, the mesh's points and bounds, and each
 array's range equal to that sample's in the HDF5 file; at the last time,
-every value of every array equal to the file's, point by point; and no "Skipping
-unrecognized array type" on stderr. The last sample of each file is rendered
-with the default reader to a PNG in the scratch directory, which must hold
-coloured pixels (a field without its array renders in one grey). With
---docs DIR, the heat2d and heat3d pictures are also written to
+every value of every array equal to the file's, point by point; and no
+"Skipping unrecognized array type" on stderr. The last sample of each file
+is rendered with the default reader to a PNG in the scratch directory, which
+must hold coloured pixels (a field without its array renders in one grey).
+With --docs DIR, the heat2d and heat3d pictures are also written to
 DIR/paraview-heat2d.png and DIR/paraview-heat3d.png (docs/output.md).
 
 Prints one line per file and reader, "FAIL: ..." for each failure, the time
