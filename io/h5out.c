@@ -452,6 +452,16 @@ static int reopen_file(h5out *w, const h5u_ectx *c) {
     return 0;
 }
 
+/* A file written before the per-sample views existed (its /fields but no
+ * /xdmf) gets them, so that the sidecar written at the end names datasets
+ * that are there. */
+static int add_sample_views(h5out *w, const h5out_meta *meta, const h5u_ectx *c) {
+    if (w->grid.ndims <= 0 || H5Lexists(w->file, "fields", H5P_DEFAULT) <= 0 ||
+        H5Lexists(w->file, H5OUT_SAMPLE_VIEWS, H5P_DEFAULT) > 0)
+        return 0;
+    return h5out_write_sample_views(w, meta->prob, c);
+}
+
 h5out *h5out_reopen(const char *path, const h5out_meta *meta, int64_t next_sample, char *err,
                     size_t errlen) {
     h5out *w = prepare(path, meta, err, errlen);
@@ -471,6 +481,7 @@ h5out *h5out_reopen(const char *path, const h5out_meta *meta, int64_t next_sampl
     h5u_quiet_on(&q);
     h5u_ectx c = {w->partial, msg, sizeof msg};
     int ok = reopen_file(w, &c) == 0 && mark_written(w, &c) == 0 &&
+             add_sample_views(w, meta, &c) == 0 &&
              h5u_mark_strings(&c, w->file) == 0; /* (the removed ones' strings) */
     if (!h5out_agree(w, ok, msg, sizeof msg)) {
         h5u_set_err(err, errlen, "%s", msg);

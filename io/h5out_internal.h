@@ -67,6 +67,10 @@ int h5out_select(h5out *w, const h5out_meta *meta, char *msg, size_t msglen);
 /* Collective: /state_ids (when not all states are kept), the root attribute
  * output_states, and /fields for a grid box. */
 int h5out_write_selection(h5out *w, const h5out_meta *meta, const h5u_ectx *c);
+/* Collective: /xdmf/NAME/k, the per-sample views of /fields/NAME the XDMF
+ * sidecar names (a grid problem's file; also added on a restart to a file
+ * written before they existed). Returns 0, or -1 with c's message. */
+int h5out_write_sample_views(h5out *w, const qmol_problem *p, const h5u_ectx *c);
 
 /* Collective: sums the counters and takes the maximum wall times over ranks
  * into the attributes of /stats, and writes each rank's values to

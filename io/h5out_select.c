@@ -267,8 +267,14 @@ static int write_fields(h5out *w, const qmol_problem *p, const h5u_ectx *c) {
         rc = write_view(w, c, g, r, h5out_component_name(p, b->component[r], buf, sizeof buf));
     }
     rc = g < 0 ? -1 : h5u_close_group(c, g, "/fields", rc);
-    hid_t top = rc ? H5I_INVALID_HID : h5u_group(c, w->file, H5OUT_SAMPLE_VIEWS);
+    return rc ? -1 : h5out_write_sample_views(w, p, c);
+}
+
+int h5out_write_sample_views(h5out *w, const qmol_problem *p, const h5u_ectx *c) {
+    const h5out_grid *b = &w->grid;
+    hid_t top = h5u_group(c, w->file, H5OUT_SAMPLE_VIEWS);
     if (top < 0) return -1;
+    int rc = 0;
     for (int r = 0; !rc && r < b->ncomponents; r++) {
         char buf[32];
         rc = write_sample_views(w, c, top,

@@ -202,6 +202,12 @@ def older_checkpoint(args, where, fails):
             del g.attrs["stats." + new]
         for added in ("nfe", "nfeLS", "nsetups", "ncfl", "npe", "nps", "njvevals"):
             del g.attrs["stats." + added]
+    # nor had its output the per-sample views the XDMF sidecar names (/xdmf)
+    with h5py.File(os.path.join(old, "run.h5.partial"), "r+") as f:
+        if "xdmf" not in f:
+            fails.append("older checkpoint: the stopped run's output has no /xdmf to remove")
+        else:
+            del f["xdmf"]
     r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5", "--progress", "0"], cwd=old,
                        capture_output=True, text=True, timeout=600)
     # progress after a restart: the percentage of the whole run (t0 = 0)
@@ -217,6 +223,12 @@ def older_checkpoint(args, where, fails):
     if ok:
         with h5py.File(os.path.join(old, "run.h5"), "r") as f:
             rows_after = int(f["stats"].attrs["row_evals"])
+            views = f.get("xdmf/u")
+            fields = f["fields/u"][()]
+            if views is None or not all(
+                    np.array_equal(views[str(k + 1)][()].reshape(-1), fields[k].reshape(-1))
+                    for k in range(fields.shape[0])):
+                fails.append("older checkpoint: the resumed output lacks /xdmf/u/k = /fields/u[k]")
         if not rows_after > rows_before > 0:
             fails.append("older checkpoint: its rhs_evals %d not carried into row_evals %d"
                          % (rows_before, rows_after))
