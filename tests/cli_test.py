@@ -719,23 +719,32 @@ const qmol_problem_def *qmol_plugin_problem(void) { return &def; }
 """
 
 
-def undeclared_time(group):
-    """A plugin whose rate follows t but says explicit_time = 0 is warned
-    about (QSS of order 2 would miss df/dt); declared, it is not."""
-    case = Case(group, "undeclared_time")
-    dd = case_dir(group, "undeclared_time")
+def build_plugin(case, dd, name, source):
+    """Compiles source into dd/NAME.so against include/qmol.h; returns the
+    path, or None (the case records why)."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if not cc:
         case.check(False, "no C compiler (cc) to build the test plugin")
-        return case
-    src, so = os.path.join(dd, "rate.c"), os.path.join(dd, "rate.so")
+        return None
+    src, so = os.path.join(dd, name + ".c"), os.path.join(dd, name + ".so")
     with open(src, "w") as fh:
-        fh.write(PLUGIN_RATE)
+        fh.write(source)
     inc = os.path.join(Args.source_dir, "include")
     r = subprocess.run([cc, "-shared", "-fPIC", "-I", inc, "-o", so, src], capture_output=True,
                        text=True)
     if r.returncode != 0:
         case.check(False, f"cc failed: {r.stderr}")
+        return None
+    return so
+
+
+def undeclared_time(group):
+    """A plugin whose rate follows t but says explicit_time = 0 is warned
+    about (QSS of order 2 would miss df/dt); declared, it is not."""
+    case = Case(group, "undeclared_time")
+    dd = case_dir(group, "undeclared_time")
+    so = build_plugin(case, dd, "rate", PLUGIN_RATE)
+    if so is None:
         return case
     for declared in (0, 1):
         path = os.path.join(dd, "rate%d.h5" % declared)
@@ -766,13 +775,8 @@ def undeclared_time(group):
                        f"c = 1, {method}: u(2) {u}, exact {exact}, {events} events")
         else:
             case.check(False, f"c = 1, {method}: exit {rc}: {err!r}")
-    tan_src, tan_so = os.path.join(dd, "tan.c"), os.path.join(dd, "tan.so")
-    with open(tan_src, "w") as fh:
-        fh.write(PLUGIN_TAN)
-    r = subprocess.run([cc, "-shared", "-fPIC", "-I", inc, "-o", tan_so, tan_src],
-                       capture_output=True, text=True)
-    case.check(r.returncode == 0, f"cc failed: {r.stderr}")
-    for method in ("qss1", "qss2", "qss3", "liqss2", "mliqss2") if r.returncode == 0 else ():
+    tan_so = build_plugin(case, dd, "tan", PLUGIN_TAN)
+    for method in ("qss1", "qss2", "qss3", "liqss2", "mliqss2") if tan_so else ():
         path = os.path.join(dd, "tan-%s.h5" % method)
         args = ["run", "--problem", tan_so, "--method", method, "--samples", "2", "--output",
                 path, "--quiet"]
@@ -844,18 +848,8 @@ def unseen_coupled(group):
     star's LIQSS2 and mLIQSS2 1.2e-2 and 1.3e-2 off)."""
     case = Case(group, "unseen_coupled")
     dd = case_dir(group, "unseen_coupled")
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        case.check(False, "no C compiler (cc) to build the test plugin")
-        return case
-    src, so = os.path.join(dd, "coupled.c"), os.path.join(dd, "coupled.so")
-    with open(src, "w") as fh:
-        fh.write(PLUGIN_COUPLED)
-    inc = os.path.join(Args.source_dir, "include")
-    r = subprocess.run([cc, "-shared", "-fPIC", "-I", inc, "-o", so, src], capture_output=True,
-                       text=True)
-    if r.returncode != 0:
-        case.check(False, f"cc failed: {r.stderr}")
+    so = build_plugin(case, dd, "coupled", PLUGIN_COUPLED)
+    if so is None:
         return case
     # star: u_i(2) = e^-4 (1 + 1e-4 int_0^2 e^(s + s^2/2 - 30 s) ds)
     s = np.linspace(0.0, 2.0, 200001)
