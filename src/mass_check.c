@@ -39,18 +39,16 @@ static double row_at_x(mass_check *c, qss_engine *e, int32_t i, double t) {
     return f;
 }
 
-/* D and B at t (mass_check.h), with the states at t; *quanta = sum dQ_i. */
-static void balance_at(mass_check *c, qss_engine *e, double t, double *quanta) {
+/* D and B at t (mass_check.h), with the states at t; returns sum dQ_i. */
+static double balance_at(mass_check *c, qss_engine *e, double t) {
     const model *m = e->m;
-    for (int32_t j = 0; j < m->n_cols; j++)
+    for (int32_t j = 0; j < m->n_cols; j++) {
         c->x[j] = eng_x_at(e, j, t);
-    for (int32_t j = 0; j < m->n_cols; j++)
         c->colsum[j] = 0.0;
+    }
     double rate = 0.0, bound = 0.0, dq = 0.0;
     for (int32_t i = 0; i < m->n; i++) {
-        double h = t - e->tx[i]; /* x_i' from x's polynomial */
-        rate += e->xc[1][i] + h * (2.0 * e->xc[2][i] + 3.0 * e->xc[3][i] * h);
-        rate -= row_at_x(c, e, i, t);
+        rate += eng_xdot_at(e, i, t) - row_at_x(c, e, i, t);
         for (int64_t k = m->row_ptr[i]; k < m->row_ptr[i + 1]; k++)
             c->colsum[m->row_col[k]] += e->dfdv[k - m->row_ptr[i]];
     }
@@ -62,7 +60,7 @@ static void balance_at(mass_check *c, qss_engine *e, double t, double *quanta) {
     c->t = t;
     c->rate = rate;
     c->bound = bound;
-    *quanta = dq;
+    return dq;
 }
 
 int mass_check_init(mass_check *c, qss_engine *e, double t) {
@@ -71,15 +69,14 @@ int mass_check_init(mass_check *c, qss_engine *e, double t) {
     c->x = malloc(n * sizeof *c->x);
     c->colsum = malloc(n * sizeof *c->colsum);
     if (!c->x || !c->colsum) return -1;
-    double quanta;
-    balance_at(c, e, t, &quanta);
+    balance_at(c, e, t);
     return 0;
 }
 
 int mass_check_window(mass_check *c, qss_engine *e, double T, char *err, size_t errlen) {
-    double H = T - c->t, rate0 = c->rate, bound0 = c->bound, quanta;
+    double H = T - c->t, rate0 = c->rate, bound0 = c->bound;
     if (!(H > 0.0)) return 0;
-    balance_at(c, e, T, &quanta);
+    double quanta = balance_at(c, e, T);
     c->drift += 0.5 * H * (c->rate + rate0);
     c->allowed += 0.5 * H * (c->bound + bound0);
     double beyond = (fabs(c->drift) - c->allowed) / quanta;

@@ -159,9 +159,8 @@ static int pair_solve(const pair_model *pm, int order, double horizon, double *q
 
 /* x_j's first and second derivatives at t from its polynomial. */
 static void x_derivs_at(const qss_engine *e, int32_t j, double t, double *dx, double *ddx) {
-    double h = t - e->tx[j];
-    *dx = e->xc[1][j] + h * (2.0 * e->xc[2][j] + 3.0 * h * e->xc[3][j]);
-    *ddx = 2.0 * e->xc[2][j] + 6.0 * h * e->xc[3][j];
+    *dx = eng_xdot_at(e, j, t);
+    *ddx = 2.0 * e->xc[2][j] + 6.0 * (t - e->tx[j]) * e->xc[3][j];
 }
 
 /* The state of i before and after its own LIQSS choice. */

@@ -42,6 +42,11 @@ double eng_x_at(const qss_engine *e, int32_t j, double t) {
     return e->xc[0][j] + h * (e->xc[1][j] + h * (e->xc[2][j] + h * e->xc[3][j]));
 }
 
+double eng_xdot_at(const qss_engine *e, int32_t j, double t) {
+    double h = t - e->tx[j];
+    return e->xc[1][j] + h * (2.0 * e->xc[2][j] + 3.0 * h * e->xc[3][j]);
+}
+
 double eng_q_at(const qss_engine *e, int32_t k, double t) {
     double h = t - e->tq[k];
     return e->qc[0][k] + h * (e->qc[1][k] + h * e->qc[2][k]);
@@ -257,7 +262,7 @@ static double rhs_before(qss_engine *e, int32_t j, double t, const unseen_before
 
 void eng_unseen_before(qss_engine *e, int32_t j, double t, unseen_before *b) {
     b->h = t - e->tx[j];
-    b->slope = e->xc[1][j] + 2.0 * b->h * e->xc[2][j];
+    b->slope = eng_xdot_at(e, j, t);
     b->dq = e->dq[j];
     b->q0 = e->qc[0][j];
     b->q1 = e->qc[1][j];
@@ -388,8 +393,7 @@ static void difference_at(const qss_engine *e, int32_t j, double t, double *d) {
  * what the polynomial left out. */
 static double unless_frozen(const qss_engine *e, int32_t j, double t, double s) {
     if (!isinf(s)) return s;
-    double h = t - e->tx[j];
-    double slope = e->xc[1][j] + h * (2.0 * e->xc[2][j] + 3.0 * h * e->xc[3][j]);
+    double slope = eng_xdot_at(e, j, t);
     if (slope == 0.0) return s;
     return fmax(e->dq[j] / fabs(slope), UNSEEN_FLOOR * fabs(e->tf - e->o->t0));
 }

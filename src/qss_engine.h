@@ -120,6 +120,8 @@ void eng_initial_state(qss_engine *e);
 void eng_advance_x(qss_engine *e, int32_t j, double t);
 /* x_j(t), dx_j/dt(t), q_k(t), dq_k/dt(t) without changing storage. */
 double eng_x_at(const qss_engine *e, int32_t j, double t);
+/* x_j's slope at t, from its polynomial. */
+double eng_xdot_at(const qss_engine *e, int32_t j, double t);
 double eng_q_at(const qss_engine *e, int32_t k, double t);
 double eng_qdot_at(const qss_engine *e, int32_t k, double t);
 /* Sets q_i's polynomial to (value, slope, curvature/2) about t. */
