@@ -816,7 +816,15 @@ int run_execute(const run_config *cin) {
             SAY("qmol: error: %s\n", err);
             goto done;
         }
-        if (pure) run_alone(&c, pure, prob.n, rank);
+        /* (the layout stays: on one rank or a block partition it is that
+         * method's too; its memory is checked again) */
+        if (pure) {
+            run_alone(&c, pure, prob.n, rank);
+            if (run_memory_check(&c, &prob, &po, can_checkpoint, comm, err, sizeof err) != 0) {
+                SAY("qmol: error: problem %s: %s\n", def->name, err);
+                goto done;
+            }
+        }
     }
     /* what runs (said in the summary and stored): CVODE's block spans the
      * ranks (a mixed run's BDF block chooses its own) */
