@@ -289,6 +289,19 @@ int ckpt_has_scalar(ckpt_file *f, const char *name) {
     return !f->writing && H5Aexists(f->group, name) > 0;
 }
 
+int ckpt_has_block(ckpt_file *f, const char *name) {
+    if (f->writing) return 0;
+    char path[256];
+    snprintf(path, sizeof path, "%s", name);
+    /* each link on the way: H5Lexists wants its parent to exist */
+    for (char *slash = strchr(path, '/');; slash = strchr(slash + 1, '/')) {
+        if (slash) *slash = '\0';
+        int there = H5Lexists(f->file, path, H5P_DEFAULT) > 0;
+        if (!there || !slash) return there;
+        *slash = '/';
+    }
+}
+
 int ckpt_close(ckpt_file *f, int commit, char *err, size_t errlen) {
     /* its strings' checksum, then flushed and agreed: a close whose flush
      * fails leaves the file open inside HDF5 (h5u_empty_before_close) */

@@ -56,6 +56,9 @@ int ckpt_scalar(ckpt_file *f, const char *name, double *value);
 /* Whether the integrator group holds the scalar name (a read-only look, the
  * same answer on every rank: they read one file). */
 int ckpt_has_scalar(ckpt_file *f, const char *name);
+/* Whether dataset name ("integrator/q0") is in the file (a read-only look,
+ * the same answer on every rank). */
+int ckpt_has_block(ckpt_file *f, const char *name);
 /* The first failure's message, or "". */
 const char *ckpt_error(const ckpt_file *f);
 /* Collective: closes f. A created file is renamed over PATH when commit is

@@ -148,11 +148,18 @@ static int file_scalar(state_io *io, const char *name, double *value) {
     return noted(io, f->file, ckpt_scalar(f->file, name, value));
 }
 
+static int file_has_field(state_io *io, const char *name) {
+    return ckpt_has_block(((field_io *)io)->file, name);
+}
+
 static field_io file_io(checkpointer *k, ckpt_file *f, int loading) {
-    return (field_io){
-        {.loading = loading, .field = file_field, .scalar = file_scalar, .vector = file_vector},
-        k,
-        f};
+    return (field_io){{.loading = loading,
+                       .field = file_field,
+                       .scalar = file_scalar,
+                       .vector = file_vector,
+                       .has_field = file_has_field},
+                      k,
+                      f};
 }
 
 /* The integrator's state as it goes to and comes from a checkpoint's
@@ -185,11 +192,19 @@ static int integrator_scalar(state_io *io, const char *name, double *value) {
     return rc;
 }
 
+static int integrator_has_field(state_io *io, const char *name) {
+    state_io *to = ((integrator_io *)io)->to;
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
+    return !to->has_field || to->has_field(to, path);
+}
+
 static integrator_io integrator_view(state_io *to) {
     return (integrator_io){{.loading = to->loading,
                             .field = integrator_field,
                             .scalar = integrator_scalar,
-                            .vector = integrator_vector},
+                            .vector = integrator_vector,
+                            .has_field = integrator_has_field},
                            to};
 }
 

@@ -111,6 +111,10 @@ typedef struct state_io {
     int (*scalar)(struct state_io *io, const char *name, double *value);
     /* len values the same on every rank (per crossing function, say) */
     int (*vector)(struct state_io *io, const char *name, int64_t len, double *values);
+    /* Loading: whether the source holds field name (the same answer on
+     * every rank); NULL: it holds every field. A field added to an
+     * integrator since a checkpoint was written takes its initial value. */
+    int (*has_field)(struct state_io *io, const char *name);
     void *ctx;
 } state_io;
 

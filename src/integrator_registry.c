@@ -35,10 +35,11 @@ static int one_piece_per_rank(int64_t n, int size) {
 
 /* A kept window's doubles per owned state (last_window.h): every method's
  * x and event counts; a QSS method of order k adds the engine's x and q
- * polynomials, tx, tq, dq and next (2k + 5) and the column eng_state_io
- * passes some fields through (1), and then its own fields. */
+ * polynomials, tx, tq, dq and next (2k + 5), the column eng_state_io
+ * passes some fields through (1), from order 2 the age the unseen check
+ * verified (1), and then its own fields. */
 #define KEPT_BASE 2.0
-#define KEPT_QSS(k) (KEPT_BASE + (2.0 * (k) + 5.0) + 1.0)
+#define KEPT_QSS(k) (KEPT_BASE + (2.0 * (k) + 5.0) + 1.0 + ((k) >= 2 ? 1.0 : 0.0))
 
 #define QSS_CAPS (INTEGRATOR_QSS_ENGINE | INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW)
 

@@ -233,6 +233,15 @@ double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area) {
  * the shortest interval it and unless_frozen set, as a fraction of the span. */
 #define UNSEEN_ROUNDING 1e-10
 #define UNSEEN_FLOOR 1e-9
+/* How many times older than the age its check last found safe x's
+ * polynomial may grow (age_limit). The check measures what the
+ * polynomial left out at one age and extrapolates with the order it
+ * assumes (f along q beyond order k - 1 grows as age^k); where the left-out
+ * term grows faster, or is tiny when measured (x'' = 2e-6 on a tan ring
+ * spread by 1e-6 gave a first interval past tf: no event, 22% off), only a
+ * bounded growth finds it before it reaches a quantum. Measured in
+ * docs/methods.md ("Second order: what x's polynomial leaves out"). */
+#define AGE_GROWTH 8.0
 
 /* Where the cap can act. It shortens j's next interval only if it fires
  * before x_j is re-evaluated: an input's event re-evaluates x_j and
@@ -240,10 +249,11 @@ double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area) {
  * the old q's (one right-hand side) is evaluated only
  * - before the event where x_j kept its polynomial since j's last own event
  *   (tx == tq: no input's event came between; a state that reads only
- *   itself, at every event), or
+ *   itself, at every event) or where its age reached age_limit, or
  * - after it where no owned input's event is scheduled before j's next one,
- * and the cube root only where the cap is below twice that interval.
- * Neither rule alone keeps cli.plugin's unseen_coupled: on a ring of tan
+ * and the root only where the cap is below twice that interval or the
+ * age to keep is below the one checked before.
+ * Neither of the first two rules alone keeps cli.plugin's unseen_coupled: on a ring of tan
  * states each event re-evaluates both neighbours, whose next events come
  * before the state's own, yet its cap fires first (the second rule alone:
  * u(1) = 2.001 for 2.557); in a star whose hub decays, the hub re-evaluates
@@ -256,30 +266,57 @@ double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area) {
 static double rhs_before(qss_engine *e, int32_t j, double t, const unseen_before *b) {
     gather_row(e, j, t);
     int64_t own = e->m->diag_entry[j];
-    if (own >= 0) e->vals[own - e->m->row_ptr[j]] = b->q0 + (t - b->tq) * b->q1;
+    double dt = t - b->tq;
+    if (own >= 0) e->vals[own - e->m->row_ptr[j]] = b->q[0] + dt * (b->q[1] + dt * b->q[2]);
     return eval_rhs(e, j, t, e->vals);
+}
+
+/* The oldest x_j's polynomial may grow before j's next event: AGE_GROWTH
+ * times checked_age, or before the first check AGE_GROWTH times the time x
+ * takes to move a quantum at its slope (INFINITY at rest). Every schedule
+ * asks it. */
+static inline double age_limit(const qss_engine *e, int32_t j) {
+    double age = e->checked_age[j];
+    if (!(age < INFINITY)) { /* not yet checked: the time x takes to move a quantum */
+        double slope = fabs(e->xc[1][j]);
+        if (!(slope > 0.0)) return INFINITY;
+        age = e->dq[j] / slope;
+    }
+    double limit = AGE_GROWTH * age, floor = UNSEEN_FLOOR * fabs(e->tf - e->o->t0);
+    return limit > floor ? limit : floor;
 }
 
 void eng_unseen_before(qss_engine *e, int32_t j, double t, unseen_before *b) {
     b->h = t - e->tx[j];
     b->slope = eng_xdot_at(e, j, t);
     b->dq = e->dq[j];
-    b->q0 = e->qc[0][j];
-    b->q1 = e->qc[1][j];
+    for (int k = 0; k < 3; k++)
+        b->q[k] = k < e->order ? e->qc[k][j] : 0.0;
     b->tq = e->tq[j];
+    b->aged = b->h > 0.0 && b->h >= (1.0 - 1e-12) * age_limit(e, j);
     /* x_j kept its polynomial since j's last own event (no input's event
-     * re-evaluated it): measured now, with every old q in place */
-    b->measured = b->h > 0.0 && e->tx[j] == e->tq[j];
+     * re-evaluated it), or grew as old as it may: measured now, with every
+     * old q in place */
+    b->measured = b->h > 0.0 && (e->tx[j] == e->tq[j] || b->aged);
     b->along = b->measured ? rhs_before(e, j, t, b) : 0.0;
+}
+
+/* s^(k+1) and its root, k the order */
+static double power_k1(int k, double s) {
+    return k == 2 ? s * s * s : (s * s) * (s * s);
+}
+
+static double root_k1(int k, double v) {
+    return k == 2 ? cbrt(v) : sqrt(sqrt(v));
 }
 
 double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b) {
     if (!(b->h > 0.0) || e->failed) return INFINITY;
     double floor_span = UNSEEN_FLOOR * fabs(e->tf - e->o->t0);
     double span = heap_time(&e->heap, j) - t; /* the interval the cap would shorten */
-    if (!(span > floor_span)) return INFINITY;
     double along = b->along;
     if (!b->measured) {
+        if (!(span > floor_span)) return INFINITY;
         /* x_j was re-evaluated since j's last own event: measured only if
          * no input's event is scheduled before j's next one (such an event
          * re-evaluates x_j and reschedules j from the new polynomial,
@@ -296,16 +333,26 @@ double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b
         along = rhs_before(e, j, t, b);
     }
     double gap = fabs(along - b->slope);
-    /* a gap within the rounding of f says nothing (so shortly after the
-     * last re-evaluation it is all rounding) */
-    if (!isfinite(gap) || !(gap > UNSEEN_ROUNDING * fmax(fabs(along), fabs(b->slope))))
-        return INFINITY;
-    double cube = 3.0 * b->dq * b->h * b->h / gap;
-    if (cube > 8.0 * span * span * span) return INFINITY; /* the cap, over 2 span, cannot act */
+    if (isnan(gap)) return INFINITY;
+    /* f along q at age h beyond x's polynomial: about f^(k) h^k / k!, and
+     * x leaves out its integral, f^(k) s^(k+1) / (k+1)!, a quantum at
+     * s^(k+1) = (k+1) dq h^k / gap (k = 2: 3 dq h^2 / gap). A gap within
+     * the rounding of f says nothing (so shortly after the last
+     * re-evaluation it is all rounding): no cap. */
+    int k = e->order;
+    double held = e->checked_age[j];
+    double base = isinf(held) ? b->h : fmax(held, b->h); /* the age verified so far */
+    double safe = INFINITY;                              /* or at least fmax(base, span) */
+    if (gap > UNSEEN_ROUNDING * fmax(fabs(along), fabs(b->slope))) {
+        double v = (k + 1) * b->dq * (k == 2 ? b->h * b->h : b->h * b->h * b->h) / gap;
+        if (v < power_k1(k, fmax(base, 2.0 * span))) safe = root_k1(k, v);
+    }
+    e->checked_age[j] = fmin(safe, base);
     /* not below UNSEEN_FLOOR of the span (as unless_frozen: near a blow-up
      * tiny intervals fall below the clock's resolution; adr1d u0 = 1e120
      * stalled at t = 1e-64 instead of failing on its infinite derivative) */
-    return fmax(cbrt(cube), floor_span);
+    double cap = fmin(safe, age_limit(e, j));
+    return cap < span && span > floor_span ? fmax(cap, floor_span) : INFINITY;
 }
 
 void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
@@ -391,18 +438,27 @@ static void difference_at(const qss_engine *e, int32_t j, double t, double *d) {
  * and nothing would move a state that reads only itself again. The event
  * comes instead when x has moved one quantum; there eng_unseen_cap sees
  * what the polynomial left out. */
-static double unless_frozen(const qss_engine *e, int32_t j, double t, double s) {
+static inline double unless_frozen(const qss_engine *e, int32_t j, double t, double s) {
     if (!isinf(s)) return s;
     double slope = eng_xdot_at(e, j, t);
     if (slope == 0.0) return s;
     return fmax(e->dq[j] / fabs(slope), UNSEEN_FLOOR * fabs(e->tf - e->o->t0));
 }
 
+/* The interval s to j's next event, no longer than unless_frozen allows
+ * and than x_j's polynomial may age (age_limit, counted from tx). */
+static inline double next_interval(const qss_engine *e, int32_t j, double t, double s) {
+    s = unless_frozen(e, j, t, s);
+    if (!e->checked_age) return s;
+    double room = e->tx[j] + age_limit(e, j) - t;
+    return room < s ? (room > 0.0 ? room : 0.0) : s;
+}
+
 void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
     double d[4];
     difference_at(e, j, t, d);
     double s = poly_first_exit(d, e->order, e->dq[j]);
-    heap_update(&e->heap, j, t + unless_frozen(e, j, t, s));
+    heap_update(&e->heap, j, t + next_interval(e, j, t, s));
 }
 
 /* Fraction of the quantum within which x counts as having met q. The
@@ -467,7 +523,7 @@ static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
         double away = poly2_first_exit(d[0], d[1], d[2], AWAY_LIMIT2 * dq);
         if (away < next) next = away;
     }
-    heap_update(&e->heap, j, t + unless_frozen(e, j, t, next));
+    heap_update(&e->heap, j, t + next_interval(e, j, t, next));
 }
 
 void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
@@ -486,7 +542,7 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
         meet = poly_min_positive_root(d, e->order);
     }
     double away = poly_first_exit(d, e->order, eng_exit_quanta(e->order) * e->dq[j]);
-    heap_update(&e->heap, j, t + unless_frozen(e, j, t, meet < away ? meet : away));
+    heap_update(&e->heap, j, t + next_interval(e, j, t, meet < away ? meet : away));
 }
 
 void eng_free(qss_engine *e) {
@@ -506,6 +562,7 @@ void eng_free(qss_engine *e) {
     free(e->diag);
     free(e->entry);
     free(e->io_column);
+    free(e->checked_age);
     free(e->vals);
     free(e->vals2);
     free(e->slopes);
@@ -548,6 +605,10 @@ int eng_alloc(qss_engine *e) {
     ok &= (e->saved = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
     ok &= (e->saved2 = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
     ok &= heap_init(&e->heap, e->n) == 0;
+    if (e->order >= 2 && (e->checked_age = malloc(((size_t)e->n + 1) * sizeof(double))))
+        for (int32_t i = 0; i < e->n; i++)
+            e->checked_age[i] = INFINITY;
+    ok &= e->order < 2 || e->checked_age != NULL;
     return ok ? 0 : -1;
 }
 

@@ -56,7 +56,14 @@ struct qss_engine {
      * entry, diag[i] ~ df_i/dx_i (LIQSS) */
     double *diag, *entry;
     double *io_column; /* eng_state_io's per-state column, kept between saves (or NULL) */
-    int analytic_jac;  /* the problem's jac is used */
+    /* order >= 2, per owned state: the age of x's polynomial that the
+     * unseen check (eng_unseen_cap) last found safe, INFINITY before its
+     * first measurement; a polynomial may grow at most AGE_GROWTH times
+     * older than that before j's next event, and before the first
+     * measurement AGE_GROWTH times the time x takes to move a quantum at
+     * its slope (qss_engine.c). NULL at order 1. */
+    double *checked_age;
+    int analytic_jac; /* the problem's jac is used */
     /* scratch of the longest row / longest dependents list */
     double *vals, *vals2, *slopes, *curv, *dfdv, *saved, *saved2;
     double *listed; /* model_rhs and model_jac's scratch (model_scratch_size) */
@@ -156,23 +163,26 @@ void eng_update_quantum(qss_engine *e, int32_t i);
 static inline double eng_exit_quanta(int order) {
     return order == 1 ? 2.0 : 1.0;
 }
-/* Second order: what eng_unseen_cap needs from before state j's own event
+/* Order k >= 2: what eng_unseen_cap needs from before state j's own event
  * at t (eng_unseen_before fills it): x's age t - tx and its old
  * polynomial's slope at t, the quantum, q_j's old polynomial and, where
- * x_j kept its polynomial since j's last own event (tx == tq), f_j along
- * the old q's at t (measured). */
+ * x_j kept its polynomial since j's last own event (tx == tq) or its age
+ * reached its limit (aged: checked_age), f_j along the old q's at t (measured).
+ * An aged state that does not read itself has x_j re-evaluated at t (its
+ * own event would not: qss_run.c). */
 typedef struct unseen_before {
-    double h, slope, dq, q0, q1, tq, along;
-    int measured;
+    double h, slope, dq, q[3], tq, along;
+    int measured, aged;
 } unseen_before;
 void eng_unseen_before(qss_engine *e, int32_t j, double t, unseen_before *b);
 /* After that event, j scheduled: the longest next interval over which the
- * term x's quadratic leaves out (f along q beyond first order) stays within
- * a quantum, estimated from the gap between the old polynomial's slope and
- * f along the old q's at t; INFINITY when none or when it could not act:
- * j's next time within the floor or beyond twice the cap, or (f not yet
- * measured) an input's event scheduled before j's next one (it re-evaluates
- * x_j and reschedules j). */
+ * term x's polynomial leaves out (f along q beyond order k - 1) stays
+ * within a quantum, estimated from the gap between the old polynomial's
+ * slope and f along the old q's at t, and no longer than AGE_GROWTH times
+ * the age checked_age now holds; INFINITY when none or when it could not
+ * act: j's next time within the floor or beyond twice the cap, or (f not
+ * yet measured) an input's event scheduled before j's next one (it
+ * re-evaluates x_j and reschedules j). A measurement updates checked_age. */
 double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b);
 /* Next time by the QSS rule (|x - q| = dq) and by the LIQSS rule (x meets q,
  * or |x - q| = eng_exit_quanta dq); both schedule j. */

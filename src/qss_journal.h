@@ -6,6 +6,7 @@
  * change of a state's fields starts with, and the ghosts the window-end
  * exchange installs) its fields are copied to the log: x's and q's
  * polynomials, times, quantum, next event time, the Jacobian estimates,
+ * the age the unseen check verified,
  * the activity count and the method's own per-state
  * fields (found through its state_io). Restoring writes them back. The cost
  * follows the states a window touches, never n.

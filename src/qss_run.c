@@ -114,9 +114,17 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         if (e->failed || !(t < e->window_end)) break;
         int32_t i = heap_top(&e->heap);
         unseen_before before;
-        if (e->order == 2) eng_unseen_before(e, i, t, &before);
+        if (e->order >= 2) {
+            eng_unseen_before(e, i, t, &before);
+            /* x_i as old as it may grow: its own event re-evaluates it only
+             * where f_i reads x_i, so here first */
+            if (before.aged && !eng_reads_self(e, i)) {
+                eng_advance_x(e, i, t);
+                eng_eval_derivs(e, i, t);
+            }
+        }
         e->method->event(e, i, t);
-        double cap = e->order == 2 ? eng_unseen_cap(e, i, t, &before) : INFINITY;
+        double cap = e->order >= 2 ? eng_unseen_cap(e, i, t, &before) : INFINITY;
         if (cap < INFINITY && heap_time(&e->heap, i) > t + cap) heap_update(&e->heap, i, t + cap);
         e->stats->events++;
         if (e->activity) e->activity[i] += 1.0;

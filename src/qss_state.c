@@ -5,7 +5,8 @@
  * q<order-1>) about tq, the quantum dq, the next event time, LIQSS's
  * Jacobian estimates (diag, or the row entries entry0 .. entry<W-1>, W the
  * longest row of the whole problem, so that the fields do not depend on the
- * number of ranks), and the method's own fields. Ghost
+ * number of ranks), at order >= 2 the age the unseen check verified
+ * (checked_age), and the method's own fields. Ghost
  * q's are not saved: at a window end they equal their owners' (every
  * change was sent), so a load sends the owners' to the ghosts as the window
  * exchange would have. Loaded on the same ranks the engine is then what it
@@ -112,6 +113,14 @@ int eng_state_io(qss_engine *e, state_io *io) {
     rc = rc || io->field(io, "tx", e->tx) || io->field(io, "tq", e->tq) ||
          io->field(io, "dq", e->dq) || column(io, "next", col, e, get_next, put_next, 0);
     if (rc == 0 && e->diag) rc = io->field(io, "diag", e->diag);
+    /* a checkpoint from before the unseen check's ages: none checked yet */
+    if (rc == 0 && e->checked_age) {
+        if (io->loading && io->has_field && !io->has_field(io, "checked_age"))
+            for (int32_t j = 0; j < e->n; j++)
+                e->checked_age[j] = INFINITY;
+        else
+            rc = io->field(io, "checked_age", e->checked_age);
+    }
     for (int w = 0; rc == 0 && e->entry && w < width; w++) {
         snprintf(name, sizeof name, "entry%d", w);
         rc = column(io, name, col, e, get_entry, put_entry, w);

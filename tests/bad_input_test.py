@@ -458,7 +458,7 @@ def options_cases():
              ["run", "--problem", "heat3d", "--set", "nx=300", "--set", "ny=300", "--set",
               "nz=300", "--tf", "1e-3", "--samples", "2", "--output", "{d}/out.h5"],
              rf"(?=.*heat3d)(?=.*memory)(?=.*{ESTIMATE})(?=.*(ulimit -v|on this node))"
-             r"(?=.*--keep-last-window off \(152 bytes per state less\))",
+             r"(?=.*--keep-last-window off \(160 bytes per state less\))",
              memory_limit=MEMORY_LIMIT_KIB),
         Case("memory_grid_beyond_index",
              ["run", "--problem", "heat3d", "--set", "nx=100000", "--set", "ny=100000",

