@@ -34,6 +34,127 @@ void discrete_free(discrete *d) {
     memset(d, 0, sizeof *d);
 }
 
+/* The crossings' input lists' pointers (in_ptr) and the per-crossing and
+ * scratch storage. Returns 0, or -1 (out of memory). *maxlen: the longest
+ * list. */
+static int alloc_crossings(discrete *d, const model *m, int *maxlen) {
+    const qmol_problem *p = d->p;
+    int64_t nc = d->nc, total = 0; /* nc and the sizes checked by discrete_check */
+    *maxlen = 0;
+    d->in_ptr = calloc((size_t)nc + 1, sizeof *d->in_ptr);
+    d->sign = calloc((size_t)nc + 1, 1);
+    d->mine = calloc((size_t)nc + 1, 1);
+    d->fired = calloc((size_t)nc + 1, sizeof *d->fired);
+    if (!d->in_ptr || !d->sign || !d->mine || !d->fired) return -1;
+    for (int64_t c = 0; c < nc; c++) {
+        int len = p->crossing_size(p->data, c);
+        total += len;
+        d->in_ptr[c + 1] = total;
+        if (len > *maxlen) *maxlen = len;
+    }
+    size_t longest = (size_t)*maxlen + 1;
+    d->in_col = malloc(((size_t)total + 1) * sizeof *d->in_col);
+    d->vals = malloc(longest * sizeof *d->vals);
+    d->slopes = malloc(longest * sizeof *d->slopes);
+    d->vals2 = malloc(longest * sizeof *d->vals2);
+    d->curv = malloc(longest * sizeof *d->curv);
+    d->reader_ptr = calloc((size_t)m->n_cols + 2, sizeof *d->reader_ptr);
+    d->reader = malloc(((size_t)total + 1) * sizeof *d->reader);
+    return d->in_col && d->vals && d->slopes && d->vals2 && d->curv && d->reader_ptr && d->reader
+               ? 0
+               : -1;
+}
+
+/* Crossing c's inputs as local columns (in_col; -1 where another rank
+ * evaluates it), counted per column in reader_ptr. ids: scratch of the
+ * longest list. Returns 0, or -1 with err (an input outside the problem or
+ * not read here). */
+static int map_inputs(discrete *d, const model *m, int64_t c, int64_t *ids, char *err,
+                      size_t errlen) {
+    const qmol_problem *p = d->p;
+    int len = (int)(d->in_ptr[c + 1] - d->in_ptr[c]);
+    if (len > 0) p->crossing_row(p->data, c, ids);
+    /* on several ranks the owner of the first input evaluates it */
+    int32_t first = len > 0 && ids[0] >= 0 && ids[0] < p->n ? column_of(m, ids[0]) : -1;
+    d->mine[c] =
+        !d->collective || (len > 0 && first >= 0 && first < m->n) || (len == 0 && d->rank == 0);
+    for (int k = 0; k < len; k++) {
+        if (ids[k] < 0 || ids[k] >= p->n) {
+            snprintf(err, errlen, "crossing function %lld reads state %lld, outside [0, %lld)",
+                     (long long)c, (long long)ids[k], (long long)p->n);
+            return -1;
+        }
+        int32_t col = d->mine[c] ? column_of(m, ids[k]) : -1;
+        if (!d->mine[c]) {
+            d->in_col[d->in_ptr[c] + k] = -1;
+            continue;
+        }
+        if (col < 0 || (!d->collective && col >= m->n)) {
+            snprintf(err, errlen,
+                     d->collective
+                         ? "crossing function %lld reads state %lld, which the rank owning "
+                           "its first input does not read: on several ranks a crossing's "
+                           "states must be read by rows of that rank"
+                         : "crossing function %lld reads state %lld, which this block "
+                           "does not integrate (under --method mixed crossings must read "
+                           "QSS states)",
+                     (long long)c, (long long)ids[k]);
+            return -1;
+        }
+        d->in_col[d->in_ptr[c] + k] = col;
+        d->reader_ptr[col + 1]++;
+    }
+    return 0;
+}
+
+/* The crossings each column feeds (reader, from reader_ptr's counts).
+ * Returns 0, or -1 (out of memory). */
+static int list_readers(discrete *d, const model *m) {
+    for (int32_t col = 0; col < m->n_cols; col++)
+        d->reader_ptr[col + 1] += d->reader_ptr[col];
+    int64_t *fill = malloc(((size_t)m->n_cols + 1) * sizeof *fill);
+    if (!fill) return -1;
+    memcpy(fill, d->reader_ptr, (size_t)m->n_cols * sizeof *fill);
+    for (int64_t c = 0; c < d->nc; c++)
+        for (int64_t k = d->in_ptr[c]; k < d->in_ptr[c + 1]; k++)
+            if (d->in_col[k] >= 0) d->reader[fill[d->in_col[k]]++] = (int32_t)c;
+    free(fill);
+    return 0;
+}
+
+/* The affected states: rows here, or (mixed) rows of the other block.
+ * Returns 0, 1 (out of memory), or -1 with err. */
+static int affected_states(discrete *d, const model *m, int (*outside_ok)(void *, int64_t),
+                           void *ctx, char *err, size_t errlen) {
+    const qmol_problem *p = d->p;
+    if (p->n_affected <= 0) return 0;
+    int64_t *aff = malloc((size_t)p->n_affected * sizeof *aff);
+    d->affected = malloc((size_t)p->n_affected * sizeof *d->affected);
+    if (!aff || !d->affected) {
+        free(aff);
+        return 1;
+    }
+    p->affected(p->data, aff);
+    for (int64_t k = 0; k < p->n_affected; k++) {
+        int32_t col = aff[k] >= 0 && aff[k] < p->n ? column_of(m, aff[k]) : -1;
+        if (col >= 0 && col < m->n) {
+            d->affected[d->naffected++] = col;
+        } else if (aff[k] >= 0 && aff[k] < p->n && outside_ok && outside_ok(ctx, aff[k])) {
+            d->affects_outside = 1;
+        } else if (d->collective && aff[k] >= 0 && aff[k] < p->n) {
+            continue; /* another rank's */
+        } else {
+            snprintf(err, errlen, "affected state %lld (index %lld) is not a state of %s",
+                     (long long)aff[k], (long long)k,
+                     aff[k] >= 0 && aff[k] < p->n ? "this block" : "the problem");
+            free(aff);
+            return -1;
+        }
+    }
+    free(aff);
+    return 0;
+}
+
 int discrete_build(discrete *d, const model *m, MPI_Comm comm,
                    int (*outside_ok)(void *ctx, int64_t gid), void *ctx, char *err, size_t errlen) {
     const qmol_problem *p = m->problem;
@@ -44,110 +165,22 @@ int discrete_build(discrete *d, const model *m, MPI_Comm comm,
     if (d->collective) MPI_Comm_rank(comm, &d->rank);
     d->nc = p->n_crossings;
     d->handled_at = -INFINITY;
-    int64_t nc = d->nc, total = 0; /* nc and the sizes checked by discrete_check */
-    int maxlen = 0;
-    d->in_ptr = calloc((size_t)nc + 1, sizeof *d->in_ptr);
-    d->sign = calloc((size_t)nc + 1, 1);
-    d->mine = calloc((size_t)nc + 1, 1);
-    d->fired = calloc((size_t)nc + 1, sizeof *d->fired);
-    if (!d->in_ptr || !d->sign || !d->mine || !d->fired) goto oom;
-    for (int64_t c = 0; c < nc; c++) {
-        int len = p->crossing_size(p->data, c);
-        total += len;
-        d->in_ptr[c + 1] = total;
-        if (len > maxlen) maxlen = len;
-    }
-    d->in_col = malloc(((size_t)total + 1) * sizeof *d->in_col);
-    int64_t *ids = malloc(((size_t)maxlen + 1) * sizeof *ids);
-    d->vals = malloc(((size_t)maxlen + 1) * sizeof *d->vals);
-    d->slopes = malloc(((size_t)maxlen + 1) * sizeof *d->slopes);
-    d->vals2 = malloc(((size_t)maxlen + 1) * sizeof *d->vals2);
-    d->curv = malloc(((size_t)maxlen + 1) * sizeof *d->curv);
-    d->reader_ptr = calloc((size_t)m->n_cols + 2, sizeof *d->reader_ptr);
-    d->reader = malloc(((size_t)total + 1) * sizeof *d->reader);
-    if (!d->in_col || !ids || !d->vals || !d->slopes || !d->vals2 || !d->curv || !d->reader_ptr ||
-        !d->reader) {
-        free(ids);
-        goto oom;
-    }
-    for (int64_t c = 0; c < nc; c++) {
-        int len = (int)(d->in_ptr[c + 1] - d->in_ptr[c]);
-        if (len > 0) p->crossing_row(p->data, c, ids);
-        /* on several ranks the owner of the first input evaluates it */
-        int32_t first = len > 0 && ids[0] >= 0 && ids[0] < p->n ? column_of(m, ids[0]) : -1;
-        d->mine[c] =
-            !d->collective || (len > 0 && first >= 0 && first < m->n) || (len == 0 && d->rank == 0);
-        for (int k = 0; k < len; k++) {
-            if (ids[k] < 0 || ids[k] >= p->n) {
-                snprintf(err, errlen, "crossing function %lld reads state %lld, outside [0, %lld)",
-                         (long long)c, (long long)ids[k], (long long)p->n);
-                free(ids);
-                return -1;
-            }
-            int32_t col = d->mine[c] ? column_of(m, ids[k]) : -1;
-            if (!d->mine[c]) {
-                d->in_col[d->in_ptr[c] + k] = -1;
-                continue;
-            }
-            if (col < 0 || (!d->collective && col >= m->n)) {
-                snprintf(err, errlen,
-                         d->collective
-                             ? "crossing function %lld reads state %lld, which the rank owning "
-                               "its first input does not read: on several ranks a crossing's "
-                               "states must be read by rows of that rank"
-                             : "crossing function %lld reads state %lld, which this block "
-                               "does not integrate (under --method mixed crossings must read "
-                               "QSS states)",
-                         (long long)c, (long long)ids[k]);
-                free(ids);
-                return -1;
-            }
-            d->in_col[d->in_ptr[c] + k] = col;
-            d->reader_ptr[col + 1]++;
-        }
+    int maxlen = 0, rc = 0;
+    int64_t *ids = NULL;
+    if (alloc_crossings(d, m, &maxlen) != 0 ||
+        !(ids = malloc(((size_t)maxlen + 1) * sizeof *ids))) {
+        rc = 1;
+    } else {
+        for (int64_t c = 0; rc == 0 && c < d->nc; c++)
+            rc = map_inputs(d, m, c, ids, err, errlen);
     }
     free(ids);
-    for (int32_t col = 0; col < m->n_cols; col++)
-        d->reader_ptr[col + 1] += d->reader_ptr[col];
-    int64_t *fill = malloc(((size_t)m->n_cols + 1) * sizeof *fill);
-    if (!fill) goto oom;
-    memcpy(fill, d->reader_ptr, (size_t)m->n_cols * sizeof *fill);
-    for (int64_t c = 0; c < nc; c++)
-        for (int64_t k = d->in_ptr[c]; k < d->in_ptr[c + 1]; k++)
-            if (d->in_col[k] >= 0) d->reader[fill[d->in_col[k]]++] = (int32_t)c;
-    free(fill);
-    /* the affected states: rows here, or (mixed) rows of the other block */
-    if (p->n_affected > 0) {
-        int64_t *aff = malloc((size_t)p->n_affected * sizeof *aff);
-        d->affected = malloc((size_t)p->n_affected * sizeof *d->affected);
-        if (!aff || !d->affected) {
-            free(aff);
-            goto oom;
-        }
-        p->affected(p->data, aff);
-        for (int64_t k = 0; k < p->n_affected; k++) {
-            int32_t col = aff[k] >= 0 && aff[k] < p->n ? column_of(m, aff[k]) : -1;
-            if (col >= 0 && col < m->n) {
-                d->affected[d->naffected++] = col;
-            } else if (aff[k] >= 0 && aff[k] < p->n && outside_ok && outside_ok(ctx, aff[k])) {
-                d->affects_outside = 1;
-            } else if (d->collective && aff[k] >= 0 && aff[k] < p->n) {
-                continue; /* another rank's */
-            } else {
-                snprintf(err, errlen, "affected state %lld (index %lld) is not a state of %s",
-                         (long long)aff[k], (long long)k,
-                         aff[k] >= 0 && aff[k] < p->n ? "this block" : "the problem");
-                free(aff);
-                return -1;
-            }
-        }
-        free(aff);
-    }
-    if (heap_init(&d->heap, (int32_t)nc + 1) != 0) goto oom;
-    return 0;
-oom:
-    snprintf(err, errlen, "out of memory for %lld crossing functions", (long long)nc);
-    return -1;
+    if (rc == 0 && list_readers(d, m) != 0) rc = 1;
+    if (rc == 0) rc = affected_states(d, m, outside_ok, ctx, err, errlen);
+    if (rc == 0 && heap_init(&d->heap, (int32_t)d->nc + 1) != 0) rc = 1;
+    if (rc == 1)
+        snprintf(err, errlen, "out of memory for %lld crossing functions", (long long)d->nc);
+    return rc == 0 ? 0 : -1;
 }
 
 int discrete_check(const qmol_problem *p, char *err, size_t errlen) {

@@ -385,10 +385,51 @@ static int window_discontinuities(mixed *x, double T, char *err, size_t errlen) 
     return restart ? cvode_block_reinit(x->bdf, T, err, errlen) : 0;
 }
 
+/* The next window's length h from T (CVODE's next step, or a first guess),
+ * bounded by the extrapolation limit, and h_free without the step limit;
+ * several ranks agree on it and on the next discrete event (t_discrete).
+ * Returns 0, or -1 (a rank failed). */
+static int window_length(mixed *x, double T, double *h, double *h_free, double *t_discrete) {
+    const integrator_options *o = x->o;
+    qss_engine *e = &x->e;
+    *h = cvode_block_next_step(x->bdf);
+    if (!(*h > 0.0)) *h = FIRST_WINDOW * (o->tf - o->t0);
+    int extrap = 0;
+    *h_free = *h;
+    if (x->distributed) {
+        if (agree_window(x, h, h_free, t_discrete, &extrap)) return -1;
+    } else {
+        double h_ext = extrapolation_limit(x);
+        extrap = h_ext < *h;
+        *h = *h_free = fmin(*h, h_ext);
+        if (o->progress && progress_due(o->progress))
+            progress_local(o->progress, T, e->stats->events, *h);
+    }
+    if (extrap && x->rank == 0) e->stats->extrap_limits++;
+    return 0;
+}
+
+/* Several ranks, at T_end: the QSS block's window-end exchange and the
+ * agreed verdict on its window [T, T_end), judged before CVODE moves (a
+ * rejected one is put back and run again shorter, CVODE never having left
+ * T). Returns window_agree's verdict. */
+static int qss_window_verdict(mixed *x, double T, double T_end) {
+    qss_engine *e = &x->e;
+    double wx = wallclock_seconds();
+    if (qssx_window(e, &x->qx, T_end) != 0)
+        eng_fail(e, "out of memory for the window-end exchange");
+    e->stats->wall_exchange += wallclock_seconds() - wx;
+    int report = 0;
+    int verdict = window_agree(&x->ctl, e, x->qx.drift, INFINITY, T_end - T, &x->W, &report);
+    if (report)
+        progress_collect(x->o->progress, T_end, e->stats->events, e->stats->wall_wait, x->W);
+    return verdict;
+}
+
 static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, size_t errlen) {
     const integrator_options *o = x->o;
     qss_engine *e = &x->e;
-    double span = o->tf - o->t0, T = o->t0, last_t = o->t0;
+    double T = o->t0, last_t = o->t0;
     uint64_t same_time = 0;
     int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
     integrator_state state = {checkpoint_states, checkpoint_save, checkpoint_stats, x, 0};
@@ -398,20 +439,8 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
     }
     while (next_k <= o->samples) {
         double ts = sample_at(o, next_k);
-        double h = cvode_block_next_step(x->bdf), t_discrete = INFINITY;
-        if (!(h > 0.0)) h = FIRST_WINDOW * span;
-        int extrap = 0;
-        double h_free = h;
-        if (x->distributed) {
-            if (agree_window(x, &h, &h_free, &t_discrete, &extrap)) return -1;
-        } else {
-            double h_ext = extrapolation_limit(x);
-            extrap = h_ext < h;
-            h = h_free = fmin(h, h_ext);
-            if (o->progress && progress_due(o->progress))
-                progress_local(o->progress, T, e->stats->events, h);
-        }
-        if (extrap && x->rank == 0) e->stats->extrap_limits++;
+        double h, h_free, t_discrete = INFINITY;
+        if (window_length(x, T, &h, &h_free, &t_discrete)) return -1;
         double T_end = window_end(T, h, ts, t_discrete);
         double free_end = window_end(T, h_free, ts, t_discrete);
         start_window(x, T);
@@ -431,18 +460,7 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
         x->T = T_end;
         e->stats->windows++;
         if (x->distributed) {
-            double wx = wallclock_seconds();
-            if (qssx_window(e, &x->qx, T_end) != 0)
-                eng_fail(e, "out of memory for the window-end exchange");
-            e->stats->wall_exchange += wallclock_seconds() - wx;
-            /* the QSS block's window is judged before CVODE moves: a
-             * rejected one is put back and run again shorter, CVODE never
-             * having left T */
-            int report = 0;
-            int verdict =
-                window_agree(&x->ctl, e, x->qx.drift, INFINITY, T_end - T, &x->W, &report);
-            if (report)
-                progress_collect(o->progress, T_end, e->stats->events, e->stats->wall_wait, x->W);
+            int verdict = qss_window_verdict(x, T, T_end);
             if (verdict < 0) return -1;
             if (verdict == WINDOW_REJECTED) {
                 e->stats->windows--; /* counted above, before the verdict */

@@ -170,27 +170,50 @@ int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const 
     return eng_alloc(e);
 }
 
-int qss_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
-                  qmol_stats *stats, char *err, size_t errlen) {
-    if (!integrator_is_qss(o->method)) {
-        snprintf(err, errlen, "qss_integrate: %s is not a QSS method",
-                 o->method ? o->method->name : "unknown");
-        return -1;
-    }
-    const qss_method *method = o->method->qss;
-    double w0 = wallclock_seconds();
+/* One QSS integration: the engine and what the window loop keeps. */
+typedef struct qss_loop {
     qss_engine eng;
-    qss_engine *e = &eng;
-    int rc = eng_setup(e, m, o, method, stats, err, errlen);
-    MPI_Comm comm = e->halo ? e->halo->comm : MPI_COMM_SELF;
+    const integrator_options *o;
+    qmol_stats *stats;
+    MPI_Comm comm;
     qss_exchange x;
-    memset(&x, 0, sizeof x);
-    double *buf = malloc(((size_t)e->n + 1) * sizeof *buf);
-    rc = rc || !buf || (e->halo && (qssx_setup_boundary(e) || qssx_init(&x, e)));
-    if (comm_agree(comm, rc ? -1 : 0, NULL, 0)) {
-        free(buf);
-        eng_free(e);
-        qssx_free(&x);
+    double *buf; /* a sample's owned values */
+    window_watch watch;
+    int use_watch;
+    window_control ctl;
+    qss_journal journal;
+    mass_check mass;
+    int check_mass, unsuited;
+    /* the window [T, T + W), the last event time and how many ran at it,
+     * the next sample and the agreed next discrete event (several ranks) */
+    double T, W, last_t, t_discrete;
+    uint64_t same_time;
+    int64_t next_k;
+    double w1, out0; /* the loop's start: wall clock, stats->wall_output */
+} qss_loop;
+
+static void loop_free(qss_loop *L) {
+    journal_free(&L->journal);
+    mass_check_free(&L->mass);
+    watch_free(&L->watch);
+    eng_free(&L->eng);
+    qssx_free(&L->x);
+    free(L->buf);
+}
+
+/* The engine and its initial state; on one rank or several, the exchange.
+ * Returns 0, or -1 (agreed) with err: out of memory. */
+static int loop_setup(qss_loop *L, const model *m, const integrator_options *o, qmol_stats *stats,
+                      char *err, size_t errlen) {
+    double w0 = wallclock_seconds();
+    qss_engine *e = &L->eng;
+    L->o = o;
+    L->stats = stats;
+    int rc = eng_setup(e, m, o, o->method->qss, stats, err, errlen);
+    L->comm = e->halo ? e->halo->comm : MPI_COMM_SELF;
+    L->buf = malloc(((size_t)e->n + 1) * sizeof *L->buf);
+    rc = rc || !L->buf || (e->halo && (qssx_setup_boundary(e) || qssx_init(&L->x, e)));
+    if (comm_agree(L->comm, rc ? -1 : 0, NULL, 0)) {
         snprintf(err, errlen, "out of memory allocating QSS storage for %lld states",
                  (long long)m->n_cols);
         return -1;
@@ -205,130 +228,180 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     for (int32_t i = 0; e->boundary && i < e->n; i++)
         if (e->boundary[i]) e->boundary[i] = BOUNDARY_QUIET;
     stats->wall_setup += wallclock_seconds() - w0;
+    return 0;
+}
 
-    double w1 = wallclock_seconds(), out0 = stats->wall_output;
-    double wmin, wmax, T = o->t0, last_t = o->t0;
+/* The window length and its controller; on several ranks with adaptive
+ * windows the journal that lets a window run again and, where it cannot
+ * (or with discontinuities), the window watch. */
+static void loop_controls(qss_loop *L) {
+    const integrator_options *o = L->o;
+    qss_engine *e = &L->eng;
+    double wmin, wmax;
     window_bounds(o, &wmin, &wmax);
+    L->T = L->last_t = o->t0;
     /* W: the next window's length (several ranks; adaptive: the
      * controller's, starting from window_min) */
-    double W = e->halo && o->window > 0.0 ? o->window : wmin;
-    window_watch watch = {0};
-    int use_watch = 0;
-    window_control ctl = {.adaptive = e->halo && !(o->window > 0.0),
-                          .wmin = wmin,
-                          .wmax = wmax,
-                          .target = QSS_DRIFT_TARGET,
-                          .reject = QSS_DRIFT_REJECT};
-    qss_journal journal = {0};
+    L->W = e->halo && o->window > 0.0 ? o->window : wmin;
+    L->ctl = (window_control){.adaptive = e->halo && !(o->window > 0.0),
+                              .wmin = wmin,
+                              .wmax = wmax,
+                              .target = QSS_DRIFT_TARGET,
+                              .reject = QSS_DRIFT_REJECT};
+    if (!L->ctl.adaptive) return;
     /* a window can be run again when the journal holds all it changes (the
      * discontinuities' too: discrete_undo.h) */
-    if (ctl.adaptive) {
-        int undo = journal_setup_agreed(&journal, e, 1, comm);
-        /* without undo (discontinuities whose discrete variables cannot be
-         * saved) an over-long window cannot be taken
-         * back: the window watch bounds it beforehand as well (qss1 on the
-         * thermostat at P = 3 had e_rr 1.9e-2 without, 8.2e-3 with the
-         * watch alone) */
-        use_watch = !undo || problem_has_discontinuities(e->p);
-        if (use_watch && watch_init(e, &watch) != 0)
-            eng_fail(e, "out of memory for the window watch");
-        if (use_watch) watch_start(&watch, e, o->t0);
+    int undo = journal_setup_agreed(&L->journal, e, 1, L->comm);
+    /* without undo (discontinuities whose discrete variables cannot be
+     * saved) an over-long window cannot be taken back: the window watch
+     * bounds it beforehand as well (qss1 on the thermostat at P = 3 had
+     * e_rr 1.9e-2 without, 8.2e-3 with the watch alone) */
+    L->use_watch = !undo || problem_has_discontinuities(e->p);
+    if (L->use_watch && watch_init(e, &L->watch) != 0)
+        eng_fail(e, "out of memory for the window watch");
+    if (L->use_watch) watch_start(&L->watch, e, o->t0);
+}
+
+/* Several ranks with collective discontinuities: the agreed next discrete
+ * event, and whether a rank failed (then 1: the loop ends). */
+static int agree_next_discrete(qss_loop *L) {
+    qss_engine *e = &L->eng;
+    if (!(e->halo && e->disc && e->disc->collective)) return e->failed;
+    double wt = wallclock_seconds();
+    double v[2] = {e->failed ? -1.0 : 0.0, discrete_next_time(e)};
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MIN, L->comm);
+    L->stats->wall_wait += wallclock_seconds() - wt;
+    L->t_discrete = v[1];
+    return v[0] < 0.0;
+}
+
+/* Several ranks, at the window's end T_end: the exchange, the agreed
+ * verdict and the next length. Returns 0 (accepted), WINDOW_REJECTED (put
+ * back: run it again, shorter) or -1 (the loop ends). */
+static int end_window(qss_loop *L, double T_end, const window_mark *mark) {
+    qss_engine *e = &L->eng;
+    qmol_stats *stats = L->stats;
+    double wx = wallclock_seconds();
+    if (qssx_window(e, &L->x, T_end) != 0) eng_fail(e, "out of memory for the window-end exchange");
+    stats->wall_exchange += wallclock_seconds() - wx;
+    int report = 0;
+    /* a window that cannot be run again also waits for the watch */
+    double cap = L->use_watch ? WINDOW_FRACTION * watch_scale(e, &L->watch) : INFINITY;
+    int verdict = window_agree(&L->ctl, e, L->x.drift, cap, T_end - L->T, &L->W, &report);
+    if (report) progress_collect(L->o->progress, T_end, stats->events, stats->wall_wait, L->W);
+    if (verdict < 0) return -1;
+    if (verdict == WINDOW_REJECTED) {
+        /* every rank puts its window back and runs it again, shorter */
+        journal_take_back(e, mark, &L->last_t, &L->same_time);
+        return WINDOW_REJECTED;
     }
-    qss_run_state run = {e, &W, use_watch ? &watch : NULL, w1, out0};
+    journal_accept(e);
+    if (e->disc && e->disc->collective) discrete_window_end(e, T_end);
+    return 0;
+}
+
+/* Where the next window ends: T + W, or the next sample (no sliver before
+ * it), or the next discrete event any rank knows of (several ranks: all
+ * handle it together). */
+static double window_end_time(const qss_loop *L, double ts) {
+    double T_end = L->T + L->W;
+    if (!(T_end < ts - 1e-9 * L->W)) T_end = ts;
+    if (L->t_discrete > L->T && L->t_discrete < T_end) T_end = L->t_discrete;
+    return T_end;
+}
+
+/* The sample at ts (several ranks: the write is collective, so the slowest
+ * rank is waited for here and output time is writing time). */
+static int write_sample(qss_loop *L, double ts, sample_fn sample, void *ctx) {
+    if (L->eng.halo) {
+        double wt = wallclock_seconds();
+        MPI_Barrier(L->comm);
+        L->stats->wall_wait += wallclock_seconds() - wt;
+    }
+    return emit_sample(&L->eng, L->next_k, ts, L->buf, sample, ctx);
+}
+
+/* The windows until the last sample, a failure, or a stop. Returns 0, the
+ * first failing sample write's or window_end's code, or INTEGRATOR_STOPPED. */
+static int run_windows(qss_loop *L, integrator_state *state, sample_fn sample, void *ctx) {
+    const integrator_options *o = L->o;
+    qss_engine *e = &L->eng;
+    qmol_stats *stats = L->stats;
+    int rc = 0;
+    while (!agree_next_discrete(L)) {
+        if (!e->halo)
+            L->W = o->window > 0.0 ? o->window : o->window_cap > 0.0 ? o->window_cap : INFINITY;
+        double ts = sample_at(o, L->next_k), T_end = window_end_time(L, ts);
+        window_mark mark = {L->last_t, L->same_time, stats->events};
+        e->window_start = L->T;
+        journal_begin(e);
+        eng_run_events(e, T_end, L->use_watch ? &L->watch : NULL, &L->last_t, &L->same_time);
+        if (!e->halo) T_end = e->window_end; /* earlier when a stop was requested */
+        if (!e->halo && o->progress && progress_due(o->progress))
+            progress_local(o->progress, T_end, stats->events, 0.0);
+        int verdict = e->halo ? end_window(L, T_end, &mark) : 0;
+        if (verdict < 0) break;
+        if (verdict == WINDOW_REJECTED) continue;
+        stats->windows++;
+        char why[512];
+        if (L->check_mass && !e->failed &&
+            mass_check_window(&L->mass, e, T_end, why, sizeof why) != 0) {
+            eng_fail(e, "%s", why);
+            L->unsuited = 1;
+            break;
+        }
+        if (T_end == ts) {
+            if ((rc = write_sample(L, ts, sample, ctx)) != 0) break;
+            L->next_k++;
+        }
+        L->T = T_end;
+        if (L->next_k > o->samples) break;
+        state->failed = e->failed;
+        if (o->window_end && (rc = o->window_end(o->window_ctx, L->T, state)) != 0) break;
+    }
+    return rc;
+}
+
+int qss_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
+                  qmol_stats *stats, char *err, size_t errlen) {
+    if (!integrator_is_qss(o->method)) {
+        snprintf(err, errlen, "qss_integrate: %s is not a QSS method",
+                 o->method ? o->method->name : "unknown");
+        return -1;
+    }
+    qss_loop *L = calloc(1, sizeof *L);
+    if (!L) {
+        snprintf(err, errlen, "out of memory allocating QSS storage for %lld states",
+                 (long long)m->n_cols);
+        return -1;
+    }
+    if (loop_setup(L, m, o, stats, err, errlen) != 0) {
+        loop_free(L);
+        free(L);
+        return -1;
+    }
+    qss_engine *e = &L->eng;
+    L->w1 = wallclock_seconds();
+    L->out0 = stats->wall_output;
+    loop_controls(L);
+    qss_run_state run = {e, &L->W, L->use_watch ? &L->watch : NULL, L->w1, L->out0};
     integrator_state state = {owned_states, run_state_io, run_stats, &run, 0};
     if (o->resume && run_state_io(&run, o->resume) != 0)
         eng_fail(e, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
     /* BQSS (one rank): the balance of the states' sum, from where the run
      * starts or resumes */
-    mass_check mass = {0};
-    int check_mass = !e->halo && e->method == &bqss_method && !e->failed;
-    if (check_mass && mass_check_init(&mass, e, T) != 0)
+    L->check_mass = !e->halo && e->method == &bqss_method && !e->failed;
+    if (L->check_mass && mass_check_init(&L->mass, e, L->T) != 0)
         eng_fail(e, "out of memory for the balance check");
-    int unsuited = 0;
-    uint64_t same_time = 0;
-    int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
-    double t_discrete = INFINITY; /* several ranks: the agreed next discrete event */
-    rc = 0;
-    for (;;) {
-        if (e->halo && e->disc && e->disc->collective) {
-            /* agree on the next discrete event (and on failure) */
-            double wt = wallclock_seconds();
-            double v[2] = {e->failed ? -1.0 : 0.0, discrete_next_time(e)};
-            MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MIN, comm);
-            stats->wall_wait += wallclock_seconds() - wt;
-            t_discrete = v[1];
-            if (v[0] < 0.0) break;
-        } else if (e->failed) {
-            break;
-        }
-        if (!e->halo)
-            W = o->window > 0.0 ? o->window : o->window_cap > 0.0 ? o->window_cap : INFINITY;
-        double ts = sample_at(o, next_k);
-        double T_end = T + W;
-        if (!(T_end < ts - 1e-9 * W)) T_end = ts; /* no sliver before a sample */
-        /* several ranks: windows end at the next discrete event any rank
-         * knows of, where all ranks handle it together */
-        if (t_discrete > T && t_discrete < T_end) T_end = t_discrete;
-        window_mark mark = {last_t, same_time, stats->events};
-        e->window_start = T;
-        journal_begin(e);
-        eng_run_events(e, T_end, use_watch ? &watch : NULL, &last_t, &same_time);
-        if (!e->halo) T_end = e->window_end; /* earlier when a stop was requested */
-        if (!e->halo && o->progress && progress_due(o->progress))
-            progress_local(o->progress, T_end, stats->events, 0.0);
-        if (e->halo) {
-            double wx = wallclock_seconds();
-            if (qssx_window(e, &x, T_end) != 0)
-                eng_fail(e, "out of memory for the window-end exchange");
-            stats->wall_exchange += wallclock_seconds() - wx;
-            int report = 0;
-            /* a window that cannot be run again also waits for the watch */
-            double cap = use_watch ? WINDOW_FRACTION * watch_scale(e, &watch) : INFINITY;
-            int verdict = window_agree(&ctl, e, x.drift, cap, T_end - T, &W, &report);
-            if (report) progress_collect(o->progress, T_end, stats->events, stats->wall_wait, W);
-            if (verdict < 0) break;
-            if (verdict == WINDOW_REJECTED) {
-                /* every rank puts its window back and runs it again, shorter */
-                journal_take_back(e, &mark, &last_t, &same_time);
-                continue;
-            }
-            journal_accept(e);
-            if (e->disc && e->disc->collective) discrete_window_end(e, T_end);
-        }
-        stats->windows++;
-        char why[512];
-        if (check_mass && !e->failed && mass_check_window(&mass, e, T_end, why, sizeof why) != 0) {
-            eng_fail(e, "%s", why);
-            unsuited = 1;
-            break;
-        }
-        if (T_end == ts) {
-            if (e->halo) {
-                /* the write is collective: wait for the slowest rank here,
-                 * so that output time is writing time */
-                double wt = wallclock_seconds();
-                MPI_Barrier(comm);
-                stats->wall_wait += wallclock_seconds() - wt;
-            }
-            rc = emit_sample(e, next_k, ts, buf, sample, ctx);
-            if (rc != 0) break;
-            next_k++;
-        }
-        T = T_end;
-        if (next_k > o->samples) break;
-        state.failed = e->failed;
-        if (o->window_end && (rc = o->window_end(o->window_ctx, T, &state)) != 0) break;
-    }
-    stats->wall_integrate += wallclock_seconds() - w1 - (stats->wall_output - out0);
-    if (e->failed) rc = unsuited ? INTEGRATOR_UNSUITED : -1;
+    L->next_k = o->first_sample > 0 ? o->first_sample : 1;
+    L->t_discrete = INFINITY;
+    int rc = run_windows(L, &state, sample, ctx);
+    stats->wall_integrate += wallclock_seconds() - L->w1 - (stats->wall_output - L->out0);
+    if (e->failed) rc = L->unsuited ? INTEGRATOR_UNSUITED : -1;
     /* a stop is agreed already (window_end is collective) */
     if (e->halo && rc != INTEGRATOR_STOPPED)
-        rc = comm_agree(comm, rc ? 1 : 0, err, errlen) ? -1 : 0;
-    journal_free(&journal);
-    mass_check_free(&mass);
-    watch_free(&watch);
-    eng_free(e);
-    qssx_free(&x);
-    free(buf);
+        rc = comm_agree(L->comm, rc ? 1 : 0, err, errlen) ? -1 : 0;
+    loop_free(L);
+    free(L);
     return rc;
 }

@@ -54,11 +54,13 @@ static int reserve(double **buf, size_t *cap, size_t need) {
     return 0;
 }
 
-/* Sends the changed boundary q's, applies the received ghost q's and
- * re-evaluates their readers at T. Collective over the halo graph. */
-int qssx_window(qss_engine *e, qss_exchange *x, double T) {
+/* The send buffer: per destination, a record per changed boundary state
+ * that a reader there reads (slot, tq, q's coefficients, stale area), the
+ * changed states marked quiet again. Returns 0, or -1 (out of memory: the
+ * counts are still set, so that the exchange keeps step). */
+static int pack_changed(qss_engine *e, qss_exchange *x, double T) {
     halo_plan *h = e->halo;
-    int stride = x->stride, nd = h->ndests, ns = h->nsources;
+    int stride = x->stride, nd = h->ndests;
     for (int d = 0; d < nd; d++)
         x->scount[d] = 0;
     for (int32_t c = 0; c < e->nchanged; c++) {
@@ -90,6 +92,14 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
         e->boundary[i] = BOUNDARY_QUIET;
     }
     e->nchanged = 0;
+    return rc;
+}
+
+/* The records' exchange over the halo graph (counts, then values).
+ * Returns 0, or -1 (out of memory, after taking part). */
+static int exchange_records(qss_engine *e, qss_exchange *x, int rc) {
+    halo_plan *h = e->halo;
+    int stride = x->stride, nd = h->ndests, ns = h->nsources;
     MPI_Neighbor_alltoall(x->scount, 1, MPI_INT, x->rcount, 1, MPI_INT, h->graph);
     size_t rtotal = 0;
     for (int s = 0; s < ns; s++) {
@@ -108,9 +118,17 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
      * the counts), then fails the run at the window's agreement */
     MPI_Neighbor_alltoallv(rc ? NULL : x->send, x->scount, x->sdispl, MPI_DOUBLE,
                            rc ? NULL : x->recv, x->rcount, x->rdispl, MPI_DOUBLE, h->graph);
-    if (rc) return -1;
+    return rc ? -1 : 0;
+}
+
+/* The received ghost q's installed; their readers listed once (dirty_list).
+ * Returns how many. */
+static int32_t install_ghosts(qss_engine *e, qss_exchange *x) {
+    halo_plan *h = e->halo;
+    const model *m = e->m;
+    int stride = x->stride;
     int32_t ndirty = 0;
-    for (int s = 0; s < ns; s++) {
+    for (int s = 0; s < h->nsources; s++) {
         const double *rec = x->recv + x->rdispl[s];
         int count = x->rcount[s] / stride;
         for (int r = 0; r < count; r++, rec += stride) {
@@ -121,7 +139,6 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
             e->tq[g] = rec[1];
             e->dq[g] = eng_quantum(e, g, rec[2]);
             x->ghost_area[g - e->n] = rec[2 + e->order];
-            const model *m = e->m;
             for (int64_t q = m->dep_ptr[g]; q < m->dep_ptr[g + 1]; q++) {
                 int32_t j = m->dep_row[q];
                 if (!x->dirty[j]) {
@@ -132,6 +149,16 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
         }
         e->stats->late_updates += (uint64_t)count;
     }
+    return ndirty;
+}
+
+/* Sends the changed boundary q's, applies the received ghost q's and
+ * re-evaluates their readers at T. Collective over the halo graph. */
+int qssx_window(qss_engine *e, qss_exchange *x, double T) {
+    halo_plan *h = e->halo;
+    int stride = x->stride;
+    if (exchange_records(e, x, pack_changed(e, x, T)) != 0) return -1;
+    int32_t ndirty = install_ghosts(e, x);
     /* the error of the late updates: how far each reader drifted while its
      * ghosts were stale, in quanta (before input_changed moves x_j) */
     double worst = 0.0;
@@ -146,7 +173,7 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
         e->xc[0][j] += dx;
     }
     x->drift = worst;
-    for (int s = 0; s < ns; s++) {
+    for (int s = 0; s < h->nsources; s++) {
         const double *rec = x->recv + x->rdispl[s];
         for (int r = 0; r < x->rcount[s] / stride; r++, rec += stride)
             x->ghost_area[h->recv_ptr[s] + (int32_t)rec[0]] = 0.0;
