@@ -54,11 +54,16 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import time
 
 import h5py
 import numpy as np
 from script_support import finish, parse_args
+
+# e_rr (thesis eq. 4.11), shared with scripts/accuracy-matrix
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from accuracy import e_rr as err_rr  # noqa: E402
 
 TOL = 1e-3
 ADR = ["--problem", "adr2d", "--set", "nx=400", "--set", "ny=200", "--tf", "4",
@@ -133,10 +138,6 @@ def qmol_pids(output_dir):
 def states(path):
     with h5py.File(path, "r") as f:
         return f["time"][()], f["states"][()]
-
-
-def err_rr(a, b):
-    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
 def same_run(a, b):
