@@ -3,7 +3,7 @@
 
 #include "agree.h"
 #include "directory.h"
-#include "discrete.h"
+#include "discontinuities.h"
 #include "part_graph.h"
 #include "sorted_ids.h"
 

@@ -2,7 +2,7 @@
 #include "assign.h"
 #include "initial.h"
 
-#include "discrete.h"
+#include "discontinuities.h"
 #include "halo.h"
 #include "state_rule.h"
 

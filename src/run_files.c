@@ -1,7 +1,7 @@
 /* run_files.c: the output's plan and names, and rank 0's look at the file
  * system before anything is computed (run_internal.h). */
 #include "agree.h"
-#include "discrete.h"
+#include "discontinuities.h"
 #include "place.h"
 #include "run_internal.h"
 #include "workfile.h"

@@ -2,7 +2,7 @@
  * (run_internal.h). */
 #include "agree.h"
 #include "assign.h"
-#include "discrete.h"
+#include "discontinuities.h"
 #include "integrator_registry.h"
 #include "run_internal.h"
 #include "wallclock.h"

@@ -2,7 +2,7 @@
  * and the mixed method's assignment (run_internal.h). */
 #include "agree.h"
 #include "assign.h"
-#include "discrete.h"
+#include "discontinuities.h"
 #include "integrator_registry.h"
 #include "memory_check.h"
 #include "run_internal.h"

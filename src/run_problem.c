@@ -1,6 +1,6 @@
 /* run_problem.c: the problem of a run, and whether it can run as asked
  * (run_internal.h). */
-#include "discrete.h"
+#include "discontinuities.h"
 #include "integrator_registry.h"
 #include "run_internal.h"
 
