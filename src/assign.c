@@ -1,6 +1,5 @@
 /* assign.c: the per-state QSS/BDF assignment of a mixed run (assign.h). */
 #include "assign.h"
-#include "initial.h"
 
 #include "discontinuities.h"
 #include "halo.h"
@@ -105,7 +104,7 @@ static double offdiag_rate(const model *m, int32_t j, double t0, double *vals, d
     const qmol_problem *p = m->problem;
     int64_t start = m->row_ptr[j], len = m->row_ptr[j + 1] - start;
     for (int64_t k = 0; k < len; k++)
-        vals[k] = initial_value(p, model_gid(m, m->row_col[start + k]));
+        vals[k] = p->x0(p->data, model_gid(m, m->row_col[start + k]));
     if (p->jac) {
         model_jac(m, j, t0, vals, dfdv, listed);
     } else {

@@ -109,6 +109,7 @@ void checkpointer_free(checkpointer *k) {
     set_handler(SIGTERM, received ? SIG_IGN : SIG_DFL);
     set_handler(SIGINT, received ? SIG_IGN : SIG_DFL);
     free(k->path), free(k->x), free(k->xblock), free(k->ablock);
+    initial_values_free(&k->start);
     last_window_free(&k->kept);
     free(k->info.args), free(k->info.output);
     memset(k, 0, sizeof *k);
@@ -457,7 +458,7 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
     int ok = gid != NULL;
     for (int32_t j = 0; ok && j < l->m.n_cols; j++)
         gid[j] = model_gid(&l->m, j);
-    ok = ok && initial_set(gid, k->x, l->m.n_cols) == 0;
+    ok = ok && initial_values_set(&k->start, gid, k->x, l->m.n_cols) == 0;
     free(gid);
     if (comm_agree(k->comm, ok ? 0 : -1, NULL, 0)) {
         snprintf(err, errlen, "out of memory for the restart's starting values");

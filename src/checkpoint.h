@@ -24,6 +24,7 @@
 
 #include "ckpt.h"
 #include "config.h"
+#include "initial.h"
 #include "integrator.h"
 #include "last_window.h"
 #include "layout.h"
@@ -72,6 +73,7 @@ typedef struct checkpointer {
     double poll_wall;             /* rank 0's clock at the last check */
     uint64_t poll_windows;        /* windows at the last check */
     qmol_stats before;            /* a restart: what the stopped run counted */
+    initial_values start;         /* a restart: its states (integrator_options.start) */
     double *x, *xblock, *ablock;
     int64_t block_first, block_count; /* this rank's block of the checkpoint's states */
     ckpt_info info;                   /* args, output, n; t and next_sample per checkpoint */
@@ -96,7 +98,7 @@ int checkpoint_keeps_window(const run_config *c);
  * the checkpoint when it is newer than the last one written. Returns 0
  * (also when there is none), or -1 with k->err. */
 int checkpoint_write_kept(checkpointer *k);
-/* Restores the states (as starting values, initial.h), the owned event
+/* Restores the states (as starting values k->start, initial.h), the owned event
  * counts when activity is set, and the statistics so far (k->before) from
  * the checkpoint at path, and leaves it open for the integrator to load its
  * own state through &k->loader.io (integrator_options.resume). Collective. Returns

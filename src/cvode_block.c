@@ -107,7 +107,7 @@ static int create_local(cvode_block *b, linsol_id which, char *err, size_t errle
     }
     double *x = N_VGetArrayPointer(b->y); /* NULL when this rank holds no state */
     for (int32_t j = 0; j < m->n; j++)
-        x[j] = initial_value(p, model_gid(m, j));
+        x[j] = initial_value(o->start, p, model_gid(m, j));
     if (p->abstol_scale) { /* per-state absolute tolerances, as the QSS quanta */
         b->atol = N_VClone(b->y);
         if (!b->atol) {

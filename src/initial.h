@@ -1,6 +1,7 @@
 /* initial.h: the values a run starts from: the problem's x0, or those of a
  * checkpoint when the run resumes (`qmol run --restart`). Every integrator
- * reads its starting states through initial_value.
+ * reads its starting states through initial_value with the table its
+ * options carry (integrator_options.start).
  */
 #ifndef QMOL_INITIAL_H
 #define QMOL_INITIAL_H
@@ -9,12 +10,21 @@
 
 #include <stdint.h>
 
-/* State gid's starting value: the restart table's when set, else p->x0. A
- * gid missing from a set table gives NaN (the run then fails loudly). */
-double initial_value(const qmol_problem *p, int64_t gid);
-/* Sets the table of count (gid, value) pairs: a rank's owned and ghost
- * states. Copies them. Returns 0, or -1 (out of memory). */
-int initial_set(const int64_t *gids, const double *values, int64_t count);
-void initial_clear(void);
+/* A restart's starting values: (gid, value) pairs of a rank's owned and
+ * ghost states, sorted by gid. Zero-initialized: none. */
+typedef struct initial_values {
+    struct initial_pair *pairs;
+    int64_t count;
+} initial_values;
+
+/* State gid's starting value: start's when it holds values, else p->x0
+ * (start NULL or empty). A gid missing from a table gives NaN (the run then
+ * fails loudly). */
+double initial_value(const initial_values *start, const qmol_problem *p, int64_t gid);
+/* Sets start to count (gid, value) pairs (copied). Returns 0, or -1 (out of
+ * memory). */
+int initial_values_set(initial_values *start, const int64_t *gids, const double *values,
+                       int64_t count);
+void initial_values_free(initial_values *start);
 
 #endif

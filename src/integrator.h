@@ -74,10 +74,11 @@ typedef struct integrator_options {
      * once (a signal arrived), so that window_end comes soon. NULL: never. */
     int (*stop_requested)(void);
     /* A resumed run: the integration starts at t0, the checkpoint's time,
-     * from the starting values (initial.h) and then reads its own state back
-     * from resume (state_io, loading); run_t0 is the run's own t0, which
-     * default window lengths scale with. first_sample: the first sample to
-     * deliver (1-based; 0 means 1). */
+     * from the starting values start (initial.h; NULL: the problem's x0)
+     * and then reads its own state back from resume (state_io, loading);
+     * run_t0 is the run's own t0, which default window lengths scale with.
+     * first_sample: the first sample to deliver (1-based; 0 means 1). */
+    const struct initial_values *start;
     struct state_io *resume;
     double run_t0;
     int64_t first_sample;

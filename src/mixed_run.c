@@ -497,9 +497,9 @@ static void start(mixed *x) {
     const qmol_problem *p = x->m->problem;
     const integrator_options *o = x->o;
     for (int32_t b = 0; b < x->nb; b++)
-        x->y0[b] = initial_value(p, x->gid_b[b]);
+        x->y0[b] = initial_value(o->start, p, x->gid_b[b]);
     for (int32_t j = 0; j < x->nq; j++) {
-        x->e.qc[0][j] = initial_value(p, x->gid_q[j]), x->e.tq[j] = o->t0;
+        x->e.qc[0][j] = initial_value(o->start, p, x->gid_q[j]), x->e.tq[j] = o->t0;
         x->e.qc[1][j] = x->e.qc[2][j] = 0.0;
     }
     for (int32_t j = 0; o->activity && x->e.activity && j < x->nq; j++)

@@ -618,7 +618,7 @@ void eng_initial_state(qss_engine *e) {
     const qmol_problem *p = e->p;
     double t0 = e->o->t0;
     for (int32_t i = 0; i < e->n_cols; i++) {
-        double x0 = initial_value(p, model_gid(e->m, i));
+        double x0 = initial_value(e->o->start, p, model_gid(e->m, i));
         e->xc[0][i] = x0;
         e->qc[0][i] = x0;
         e->tx[i] = e->tq[i] = t0;

@@ -4,7 +4,6 @@
  * checkpoints, integrate, finish and report. */
 #include "run.h"
 
-#include "initial.h"
 #include "integrator_registry.h"
 #include "run_internal.h"
 #include "time_probe.h"
@@ -185,7 +184,6 @@ static int not_finished(run_ctx *r, int irc) {
 static void run_free(run_ctx *r) {
     run_drop_output(r);
     if (r->have_ck) checkpointer_free(&r->ck);
-    initial_clear();
     layout_free(&r->layout);
     free(r->assignment), free(r->classes), free(r->activity);
     free(r->sink.previous), free(r->sink.delta);

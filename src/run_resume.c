@@ -71,6 +71,7 @@ static int resume_from(run_ctx *r) {
     integrator_options *o = &r->o;
     o->run_t0 = o->t0;
     o->t0 = r->resume.t;
+    o->start = &r->ck.start;
     o->resume = &r->ck.loader.io;
     o->first_sample = r->resume.next_sample;
     r->ck.sim_base = r->resume.t;
