@@ -339,7 +339,7 @@ static void keep_at(checkpointer *k, double t, const integrator_state *s) {
     last_window_begin(&k->kept);
     int ok = content(k, s, &k->kept.io) == 0 && !k->kept.io.why;
     ok = comm_agree(k->comm, ok ? 0 : -1, NULL, 0) == 0;
-    last_window_end(&k->kept, ok, t, samples_done(k, t) + 1);
+    last_window_finish(&k->kept, ok, t, samples_done(k, t) + 1);
     k->kept_cost = wallclock_seconds() - w0;
     k->kept_total += k->kept_cost;
 }
@@ -390,7 +390,7 @@ static double next_multiple(double base, double every, double t) {
     return next > t ? next : nextafter(t, INFINITY);
 }
 
-int checkpoint_window_end(void *ctx, double t, const integrator_state *s) {
+int checkpoint_at_window_end(void *ctx, double t, const integrator_state *s) {
     checkpointer *k = ctx;
     int sim_due = k->every_sim > 0.0 && t >= k->next_sim;
     int64_t done = samples_done(k, t);

@@ -1,7 +1,7 @@
 /* checkpoint.h: checkpoints during a run, stopping on SIGTERM/SIGINT, and
  * resuming from a checkpoint (`qmol run --restart`).
  *
- * At window ends (integrator_options.window_end) the run writes a checkpoint
+ * At window ends (integrator_options.at_window_end) the run writes a checkpoint
  * when --checkpoint-every says so (simulated time: when t passed the next
  * multiple; wall time: rank 0's clock) or when a rank received SIGTERM or
  * SIGINT, and then stops. On several ranks the decision is agreed: every
@@ -89,8 +89,8 @@ char *checkpoint_path(const run_config *c, const char *output);
  * installs the SIGTERM and SIGINT handlers. Returns 0, or -1 (out of memory). */
 int checkpointer_init(checkpointer *k, const run_config *c, const char *output, run_layout *layout,
                       const double *times, int64_t samples, double t0, const double *activity);
-/* integrator_options.window_end (ctx: the checkpointer). */
-int checkpoint_window_end(void *ctx, double t, const integrator_state *s);
+/* integrator_options.at_window_end (ctx: the checkpointer). */
+int checkpoint_at_window_end(void *ctx, double t, const integrator_state *s);
 /* Whether run c keeps its last window in memory: --keep-last-window on,
  * and checkpoints not turned off. */
 int checkpoint_keeps_window(const run_config *c);

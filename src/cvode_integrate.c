@@ -328,8 +328,8 @@ static int integrate(cvode_block *b, cv_discrete *d, sample_fn sample, void *ctx
             stalled = 0;
             nsteps = 0;
         }
-        if (k <= o->samples && o->window_end &&
-            (rc = o->window_end(o->window_ctx, tret, &state)) != 0)
+        if (k <= o->samples && o->at_window_end &&
+            (rc = o->at_window_end(o->window_ctx, tret, &state)) != 0)
             return rc;
     }
     return 0;

@@ -397,7 +397,7 @@ double discrete_next_time(const qss_engine *e) {
     return e->disc && e->disc->collective ? heap_top_time(&e->disc->heap) : INFINITY;
 }
 
-int discrete_window_end(qss_engine *e, double T) {
+int discrete_at_window_end(qss_engine *e, double T) {
     discrete *d = e->disc;
     const qmol_problem *p = d->p;
     int time_due = heap_time(&d->heap, (int32_t)d->nc) <= T;

@@ -41,7 +41,7 @@ typedef struct discrete {
     double handled_at;                    /* time of the last handler that affects_outside */
     unsigned char *watched_own;           /* the engine's WATCH_ bits, when allocated here */
     /* Several ranks (collective): discrete events are handled at window
-     * ends by every rank together (discrete_window_end); each crossing is
+     * ends by every rank together (discrete_at_window_end); each crossing is
      * evaluated by the owner of its first input (mine), and every rank runs
      * every handler on its copy of the discrete variables. When one rank
      * owns every crossing input and affected state, it alone handles them
@@ -82,7 +82,7 @@ double discrete_next_time(const struct qss_engine *e);
 /* Several ranks, collective at the window end T (after the ghost exchange):
  * the time event due at T and the crossings whose sign changed, handled by
  * every rank, until none fires. Returns 0 or -1 (the engine failed). */
-int discrete_window_end(struct qss_engine *e, double T);
+int discrete_at_window_end(struct qss_engine *e, double T);
 
 /* A checkpoint's discontinuity state (problems with discontinuities only;
  * collective over comm, which may hold ranks without e->disc): the next

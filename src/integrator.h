@@ -62,16 +62,16 @@ typedef struct integrator_options {
     /* QSS and mixed runs: activity[j] += 1 at each event of local state j
      * (owned states, the layout's order), or NULL. */
     double *activity;
-    /* Checkpoints (run.c): window_end is called at the same window ends and
+    /* Checkpoints (run.c): at_window_end is called at the same window ends and
      * samples on every rank (collective) with the time and the integrator's
      * state there (integrator_state); non-zero stops the run (the integrator
      * returns it). NULL: none. window_cap > 0 bounds windows on one rank, so
-     * that window_end comes often enough. */
-    int (*window_end)(void *ctx, double t, const struct integrator_state *s);
+     * that at_window_end comes often enough. */
+    int (*at_window_end)(void *ctx, double t, const struct integrator_state *s);
     void *window_ctx;
     double window_cap;
     /* One rank: polled every 2^16 QSS events; non-zero ends the window at
-     * once (a signal arrived), so that window_end comes soon. NULL: never. */
+     * once (a signal arrived), so that at_window_end comes soon. NULL: never. */
     int (*stop_requested)(void);
     /* A resumed run: the integration starts at t0, the checkpoint's time,
      * from the starting values start (initial.h; NULL: the problem's x0)
@@ -119,7 +119,7 @@ typedef struct state_io {
     void *ctx;
 } state_io;
 
-/* What window_end receives: the owned states' values at t (states), the
+/* What at_window_end receives: the owned states' values at t (states), the
  * function that passes the integrator's own state to a state_io (save; NULL:
  * the states are all), one that adds to s what the integrator counts for
  * itself until it returns (stats; NULL: nothing), and whether this rank
@@ -132,7 +132,7 @@ typedef struct integrator_state {
     int failed; /* this rank failed in the window (not yet agreed): no checkpoint */
 } integrator_state;
 
-/* What an integrator returns when window_end stopped the run (a signal):
+/* What an integrator returns when at_window_end stopped the run (a signal):
  * the same on every rank. */
 #define INTEGRATOR_STOPPED 3
 /* What an integrator returns when its method found, while running, that it

@@ -30,7 +30,7 @@ static int values_room(last_window *w, size_t cap) {
 /* A new item with room for len values at w->values + item->offset, or NULL
  * (io.why says why). The keep_* functions then still return 0, so that every
  * rank goes through the same collective steps of the content; the record is
- * dropped at last_window_end. */
+ * dropped at last_window_finish. */
 static kept_item *add(last_window *w, int kind, const char *name, int64_t len) {
     if (w->io.why) return NULL; /* the record is dropped already */
     if (w->count == w->items_cap) {
@@ -121,7 +121,7 @@ void last_window_begin(last_window *w) {
     w->io.why = NULL;
 }
 
-int last_window_end(last_window *w, int ok, double t, int64_t next_sample) {
+int last_window_finish(last_window *w, int ok, double t, int64_t next_sample) {
     if (!ok || w->io.why) {
         w->t = NAN;
         return -1;

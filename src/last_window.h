@@ -44,13 +44,13 @@ void last_window_init(last_window *w, int32_t n);
  * costs more than its copy). Returns 0, or -1 when out of memory. */
 int last_window_reserve(last_window *w, size_t values);
 /* Starts a record (the previous one is gone); then pass &w->io to the
- * content's save functions and close it with last_window_end. */
+ * content's save functions and close it with last_window_finish. */
 void last_window_begin(last_window *w);
 /* Ends the record started at window end t with next_sample; ok = 0 (a save
  * failed) or a record that ran out of memory (io.why set: the io functions
  * return 0 regardless, so that every rank takes the same collective steps)
  * leaves no record. Returns 0, or -1 when no record is kept. */
-int last_window_end(last_window *w, int ok, double t, int64_t next_sample);
+int last_window_finish(last_window *w, int ok, double t, int64_t next_sample);
 /* Passes the record to io (saving), in the order it was made. Returns 0,
  * or the first non-zero return of io. */
 int last_window_replay(const last_window *w, state_io *io);

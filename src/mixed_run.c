@@ -159,8 +159,8 @@ void mixed_on_export_change(qss_engine *e, int32_t i, double t, const double *ol
         if (h < hmax) hmax = h;
     }
     double end = fmax(x->tk + hmax, t);
-    if (end < e->window_end && end > x->tk) {
-        e->window_end = end;
+    if (end < e->events_until && end > x->tk) {
+        e->events_until = end;
         if (!x->limited) e->stats->step_limits++; /* windows cut, not cuts */
         x->limited = 1;
     }
@@ -366,7 +366,7 @@ static int agree_window(mixed *x, double *h, double *h_free, double *t_discrete,
 
 /* The end of a window of length h from T: cut at the sample time ts (no
  * sliver before it) and at the next discontinuity. */
-static double window_end(double T, double h, double ts, double t_discrete) {
+static double window_stop_time(double T, double h, double ts, double t_discrete) {
     double T_end = T + h;
     if (!(T_end < ts - 1e-9 * h)) T_end = ts;
     if (t_discrete > T && t_discrete < T_end) T_end = t_discrete;
@@ -379,7 +379,7 @@ static double window_end(double T, double h, double ts, double t_discrete) {
 static int window_discontinuities(mixed *x, double T, char *err, size_t errlen) {
     discrete *d = x->e.disc;
     if (!d || !d->collective) return 0; /* none, or one rank handles them in its loop */
-    discrete_window_end(&x->e, T);
+    discrete_at_window_end(&x->e, T);
     int restart = d->handled_at == T;
     MPI_Allreduce(MPI_IN_PLACE, &restart, 1, MPI_INT, MPI_MAX, x->comm);
     return restart ? cvode_block_reinit(x->bdf, T, err, errlen) : 0;
@@ -441,8 +441,8 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
         double ts = sample_at(o, next_k);
         double h, h_free, t_discrete = INFINITY;
         if (window_length(x, T, &h, &h_free, &t_discrete)) return -1;
-        double T_end = window_end(T, h, ts, t_discrete);
-        double free_end = window_end(T, h_free, ts, t_discrete);
+        double T_end = window_stop_time(T, h, ts, t_discrete);
+        double free_end = window_stop_time(T, h_free, ts, t_discrete);
         start_window(x, T);
         x->T = T_end;
         e->window_start = T;
@@ -455,8 +455,8 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
         if (!x->distributed && e->disc && e->disc->handled_at == T &&
             cvode_block_reinit(x->bdf, T, err, errlen))
             return -1;
-        if (e->window_end < T_end) free_end = e->window_end; /* the step limit (one rank) */
-        T_end = e->window_end;
+        if (e->events_until < T_end) free_end = e->events_until; /* the step limit (one rank) */
+        T_end = e->events_until;
         x->T = T_end;
         e->stats->windows++;
         if (x->distributed) {
@@ -483,8 +483,9 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
             next_k++;
         }
         state.failed = e->failed;
-        int rc =
-            next_k <= o->samples && o->window_end ? o->window_end(o->window_ctx, T, &state) : 0;
+        int rc = next_k <= o->samples && o->at_window_end
+                     ? o->at_window_end(o->window_ctx, T, &state)
+                     : 0;
         if (rc) return rc;
     }
     return 0;
@@ -584,7 +585,7 @@ int mixed_integrate(const model *m, const integrator_options *o, sample_fn sampl
             o->activity[x.lay_q[j]] = x.e.activity[j];
     /* the engine's message (a QSS failure) wins over a generic one */
     if (x.e.failed) rc = -1;
-    /* a stop is agreed already (window_end is collective) */
+    /* a stop is agreed already (at_window_end is collective) */
     if (x.distributed && rc != INTEGRATOR_STOPPED)
         rc = comm_agree(x.comm, rc ? -1 : 0, err, errlen);
     mixed_free(&x);

@@ -84,11 +84,11 @@ struct qss_engine {
     int32_t *change_slot;
     void *method_data;
     struct qss_journal *journal; /* the window's undo log (qss_journal.h), or NULL */
-    /* Events run while their time is below window_end. A mixed run marks the
-     * QSS states its BDF block reads (watched_q) and lowers window_end from
+    /* Events run while their time is below events_until. A mixed run marks the
+     * QSS states its BDF block reads (watched_q) and lowers events_until from
      * on_q_change, called after such a state's q changed at t (old_q: the
      * previous polynomial's coefficients about old_tq). */
-    double window_start, window_end;
+    double window_start, events_until;
     struct discrete *disc;          /* zero crossings and time events, or NULL */
     const unsigned char *watched_q; /* WATCH_* bits per column, or NULL */
     void (*on_q_change)(qss_engine *e, int32_t i, double t, const double *old_q, double old_tq);
@@ -108,7 +108,7 @@ extern const qss_method liqss1_method, liqss2_method, mliqss1_method, mliqss2_me
  * allocates its storage (eng_alloc). Returns 0 or -1 (out of memory). */
 int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const qss_method *method,
               qmol_stats *stats, char *err, size_t errlen);
-/* Runs the events of times below T_end (or below a lower e->window_end set
+/* Runs the events of times below T_end (or below a lower e->events_until set
  * meanwhile); stops the run when time stalls. last_t and same_time carry the
  * stall detection between calls (start with t0 and 0). */
 struct window_watch;

@@ -89,18 +89,18 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
                     uint64_t *same_time) {
     const integrator_options *o = e->o;
     uint64_t stall_limit = 1000000 + 100 * (uint64_t)e->n;
-    e->window_end = T_end;
+    e->events_until = T_end;
     discrete *d = e->disc;
     for (;;) {
         double t = heap_top_time(&e->heap);
         if (d && !d->collective && heap_top_time(&d->heap) <= t) { /* discrete events first */
             double td = heap_top_time(&d->heap);
-            if (e->failed || !(td < e->window_end)) break;
+            if (e->failed || !(td < e->events_until)) break;
             /* a handler that changes BDF rows waits for the BDF block to
              * reach its time: the window ends there and it runs first in the
              * next (mixed_run.c) */
             if (d->affects_outside && td > e->window_start) {
-                e->window_end = td;
+                e->events_until = td;
                 break;
             }
             discrete_event(e, td);
@@ -111,7 +111,7 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
                          td, (unsigned long long)*same_time);
             continue;
         }
-        if (e->failed || !(t < e->window_end)) break;
+        if (e->failed || !(t < e->events_until)) break;
         int32_t i = heap_top(&e->heap);
         unseen_before before;
         if (e->order >= 2) {
@@ -136,7 +136,7 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         /* one rank: a stop request (a signal) ends the window here */
         if (!e->halo && o->stop_requested && (e->stats->events & 0xFFFF) == 0 &&
             o->stop_requested()) {
-            e->window_end = t;
+            e->events_until = t;
             break;
         }
         if (watch) watch_event(watch, e, i, t);
@@ -166,7 +166,7 @@ int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const 
     e->errlen = errlen;
     e->analytic_jac = o->use_jacobian && e->p->jac != NULL;
     e->halo = o->halo;
-    e->window_end = o->t0;
+    e->events_until = o->t0;
     return eng_alloc(e);
 }
 
@@ -296,7 +296,7 @@ static int end_window(qss_loop *L, double T_end, const window_mark *mark) {
         return WINDOW_REJECTED;
     }
     journal_accept(e);
-    if (e->disc && e->disc->collective) discrete_window_end(e, T_end);
+    if (e->disc && e->disc->collective) discrete_at_window_end(e, T_end);
     return 0;
 }
 
@@ -322,7 +322,7 @@ static int write_sample(qss_loop *L, double ts, sample_fn sample, void *ctx) {
 }
 
 /* The windows until the last sample, a failure, or a stop. Returns 0, the
- * first failing sample write's or window_end's code, or INTEGRATOR_STOPPED. */
+ * first failing sample write's or at_window_end's code, or INTEGRATOR_STOPPED. */
 static int run_windows(qss_loop *L, integrator_state *state, sample_fn sample, void *ctx) {
     const integrator_options *o = L->o;
     qss_engine *e = &L->eng;
@@ -336,7 +336,7 @@ static int run_windows(qss_loop *L, integrator_state *state, sample_fn sample, v
         e->window_start = L->T;
         journal_begin(e);
         eng_run_events(e, T_end, L->use_watch ? &L->watch : NULL, &L->last_t, &L->same_time);
-        if (!e->halo) T_end = e->window_end; /* earlier when a stop was requested */
+        if (!e->halo) T_end = e->events_until; /* earlier when a stop was requested */
         if (!e->halo && o->progress && progress_due(o->progress))
             progress_local(o->progress, T_end, stats->events, 0.0);
         int verdict = e->halo ? end_window(L, T_end, &mark) : 0;
@@ -357,7 +357,7 @@ static int run_windows(qss_loop *L, integrator_state *state, sample_fn sample, v
         L->T = T_end;
         if (L->next_k > o->samples) break;
         state->failed = e->failed;
-        if (o->window_end && (rc = o->window_end(o->window_ctx, L->T, state)) != 0) break;
+        if (o->at_window_end && (rc = o->at_window_end(o->window_ctx, L->T, state)) != 0) break;
     }
     return rc;
 }
@@ -398,7 +398,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     int rc = run_windows(L, &state, sample, ctx);
     stats->wall_integrate += wallclock_seconds() - L->w1 - (stats->wall_output - L->out0);
     if (e->failed) rc = L->unsuited ? INTEGRATOR_UNSUITED : -1;
-    /* a stop is agreed already (window_end is collective) */
+    /* a stop is agreed already (at_window_end is collective) */
     if (e->halo && rc != INTEGRATOR_STOPPED)
         rc = comm_agree(L->comm, rc ? 1 : 0, err, errlen) ? -1 : 0;
     loop_free(L);

@@ -97,7 +97,7 @@ int run_setup_checkpoints(run_ctx *r) {
         r->ck.out = r->out;
         r->ck.stats = &r->stats;
         r->ck.global_once = integrator_has(c->method, INTEGRATOR_GLOBAL_COUNTERS);
-        r->o.window_end = checkpoint_window_end;
+        r->o.at_window_end = checkpoint_at_window_end;
         r->o.stop_requested = checkpoint_stop_requested;
         r->o.window_ctx = &r->ck;
         r->o.window_cap =

@@ -66,7 +66,7 @@ static void record(last_window *w, double shift) {
 static void recorded(last_window *w) {
     last_window_init(w, 3);
     record(w, 0.0);
-    assert_int_equal(last_window_end(w, 1, 0.25, 4), 0);
+    assert_int_equal(last_window_finish(w, 1, 0.25, 4), 0);
 }
 
 static const char *const LOG = "field x 3;zeros activity 0;field integrator/tx 3;"
@@ -78,7 +78,7 @@ static void replays_in_order(void **state) {
     last_window_init(&w, 3);
     assert_true(isnan(w.t));
     record(&w, 0.0);
-    assert_int_equal(last_window_end(&w, 1, 0.25, 4), 0);
+    assert_int_equal(last_window_finish(&w, 1, 0.25, 4), 0);
     assert_true(w.t == 0.25);
     assert_int_equal(w.next_sample, 4);
     sink k = new_sink(3);
@@ -96,7 +96,7 @@ static void a_new_record_replaces_the_last_in_the_same_buffers(void **state) {
     recorded(&w);
     const double *values = w.values;
     record(&w, 100.0);
-    last_window_end(&w, 1, 0.5, 5);
+    last_window_finish(&w, 1, 0.5, 5);
     assert_ptr_equal(w.values, values); /* no allocation for a record of the same size */
     sink k = new_sink(3);
     assert_int_equal(last_window_replay(&w, &k.io), 0);
@@ -112,7 +112,7 @@ static void a_failed_record_leaves_none(void **state) {
     last_window w;
     last_window_init(&w, 3);
     record(&w, 0.0);
-    assert_int_equal(last_window_end(&w, 0, 0.25, 4), -1);
+    assert_int_equal(last_window_finish(&w, 0, 0.25, 4), -1);
     assert_true(isnan(w.t));
     /* a name too long to keep: the io call still returns 0 (collective steps
      * go on), the record is dropped at the end */
@@ -123,7 +123,7 @@ static void a_failed_record_leaves_none(void **state) {
     double s = 1.0;
     assert_int_equal(w.io.scalar(&w.io, name, &s), 0);
     assert_non_null(w.io.why);
-    assert_int_equal(last_window_end(&w, 1, 0.5, 5), -1);
+    assert_int_equal(last_window_finish(&w, 1, 0.5, 5), -1);
     assert_true(isnan(w.t));
     last_window_free(&w);
 }
@@ -137,12 +137,12 @@ static void a_nan_drops_the_record(void **state) {
     assert_int_equal(w.io.field(&w.io, "x", x), 0); /* the collective steps go on */
     assert_int_equal(w.io.scalar(&w.io, "stats.events", &s), 0);
     assert_non_null(w.io.why);
-    assert_int_equal(last_window_end(&w, 1, 0.25, 4), -1);
+    assert_int_equal(last_window_finish(&w, 1, 0.25, 4), -1);
     assert_true(isnan(w.t));
     double inf = INFINITY; /* an infinite next event time is a state, not a failure */
     last_window_begin(&w);
     assert_int_equal(w.io.scalar(&w.io, "integrator/next", &inf), 0);
-    assert_int_equal(last_window_end(&w, 1, 0.5, 5), 0);
+    assert_int_equal(last_window_finish(&w, 1, 0.5, 5), 0);
     last_window_free(&w);
 }
 
@@ -154,7 +154,7 @@ static void a_reservation_holds_records_without_growing(void **state) {
     const double *values = w.values;
     for (int k = 0; k < 3; k++) {
         record(&w, k);
-        assert_int_equal(last_window_end(&w, 1, k, 1), 0);
+        assert_int_equal(last_window_finish(&w, 1, k, 1), 0);
         assert_ptr_equal(w.values, values); /* 12 >= 3 + 3 + 2 + 1 values */
     }
     assert_int_equal(last_window_reserve(&w, SIZE_MAX), -1); /* too large: refused */
