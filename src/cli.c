@@ -132,10 +132,11 @@ static char *upgrade_stored_args(const char *args) {
 
 /* With --restart CKPT among args: *out holds the run's arguments stored in
  * the checkpoint, then the allowed ones given here, then --restart CKPT
- * (*out_argc of them; free *out and *words). Without it, *out = NULL.
- * Returns 0, or 2 with a message. */
-static int restart_args(int argc, char **argv, int *out_argc, char ***out, char **words, char *err,
-                        size_t errlen) {
+ * (*out_argc of them; free *out and *words), and *where the checkpoint's
+ * time, next sample and state count. Without it, *out = NULL. Returns 0,
+ * or 2 with a message. */
+static int restart_args(int argc, char **argv, int *out_argc, char ***out, char **words,
+                        ckpt_info *where, char *err, size_t errlen) {
     *out = NULL;
     *words = NULL;
     const char *path = NULL;
@@ -195,6 +196,7 @@ static int restart_args(int argc, char **argv, int *out_argc, char ***out, char 
     *out = v;
     *words = info.args; /* v's stored words point into it */
     info.args = NULL;
+    *where = (ckpt_info){.t = info.t, .next_sample = info.next_sample, .n = info.n};
     ckpt_info_free(&info);
     return 0;
 }
@@ -241,7 +243,8 @@ static int dispatch(int argc, char **argv, int rank) {
         char err[1024] = "";
         int rargc = 0;
         char **rargv = NULL, *words = NULL;
-        int rc = restart_args(argc - 2, argv + 2, &rargc, &rargv, &words, err, sizeof err);
+        ckpt_info where = {0};
+        int rc = restart_args(argc - 2, argv + 2, &rargc, &rargv, &words, &where, err, sizeof err);
         if (rc) {
             if (rank == 0) fprintf(stderr, "qmol: error: %s\n", err);
             return rc;
@@ -249,6 +252,7 @@ static int dispatch(int argc, char **argv, int rank) {
         rc = rargv ? config_parse(&c, rargc, rargv, err, sizeof err)
                    : config_parse(&c, argc - 2, argv + 2, err, sizeof err);
         free(rargv), free(words);
+        c.restart_t = where.t, c.restart_next_sample = where.next_sample, c.restart_n = where.n;
         if (rc == 0)
             rc = run_execute(&c);
         else if (rank == 0)

@@ -64,7 +64,11 @@ typedef struct run_config {
     int keep_last_window; /* --keep-last-window on (default): a failed run's checkpoint is
                              its last good window (last_window.h) */
     char *restart;        /* --restart CKPT, or NULL */
-    char *args_text;      /* the arguments, one per line, without --restart (for checkpoints) */
+    /* --restart: the checkpoint's time, next sample and number of states,
+     * read with its stored arguments (cli.c), once */
+    double restart_t;
+    int64_t restart_next_sample, restart_n;
+    char *args_text; /* the arguments, one per line, without --restart (for checkpoints) */
 } run_config;
 
 /* Parses `qmol run` arguments (argv after "run"). Returns 0, or 2 with a

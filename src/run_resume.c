@@ -39,7 +39,10 @@ int run_read_resume(run_ctx *r) {
     ckpt_info *resume = &r->resume;
     int64_t n = r->prob.n;
     if (!c->restart) return 0;
-    if (ckpt_read_info(c->restart, resume, r->err, sizeof r->err) == 0 && resume->n != n) {
+    /* (read with the checkpoint's arguments: cli.c) */
+    *resume =
+        (ckpt_info){.t = c->restart_t, .next_sample = c->restart_next_sample, .n = c->restart_n};
+    if (resume->n != n) {
         snprintf(r->err, sizeof r->err,
                  "--restart %s: the checkpoint has %lld states, the problem %lld", c->restart,
                  (long long)resume->n, (long long)n);
@@ -48,10 +51,7 @@ int run_read_resume(run_ctx *r) {
     if (resume->n == n &&
         resume_mismatch(resume, &r->plan, r->prob.t0, c->tf, c->restart, r->err, sizeof r->err))
         resume->n = -1;
-    int bad = comm_agree(r->comm, resume->n == n ? 0 : 1, r->err, sizeof r->err);
-    free(resume->args), free(resume->output); /* its t and next_sample stay */
-    resume->args = resume->output = NULL;
-    if (bad) {
+    if (comm_agree(r->comm, resume->n == n ? 0 : 1, r->err, sizeof r->err)) {
         run_say(r, "qmol: error: %s\n", r->err);
         return 2;
     }
