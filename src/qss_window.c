@@ -13,44 +13,24 @@
 #include <string.h>
 
 void qssx_free(qss_exchange *x) {
-    free(x->send), free(x->recv), free(x->scount), free(x->sdispl), free(x->rcount);
-    free(x->rdispl), free(x->slot_dest), free(x->dirty), free(x->dirty_list);
-    free(x->ghost_area);
+    halo_records_free(&x->rec);
+    free(x->slot_dest), free(x->dirty), free(x->dirty_list), free(x->ghost_area);
     memset(x, 0, sizeof *x);
 }
 
 int qssx_init(qss_exchange *x, const qss_engine *e) {
     const halo_plan *h = e->halo;
     memset(x, 0, sizeof *x);
-    x->stride = 3 + e->order;
-    int nd = h->ndests ? h->ndests : 1, ns = h->nsources ? h->nsources : 1;
     int32_t slots = h->send_ptr[h->ndests];
-    x->scount = calloc((size_t)nd, sizeof(int));
-    x->sdispl = calloc((size_t)nd, sizeof(int));
-    x->rcount = calloc((size_t)ns, sizeof(int));
-    x->rdispl = calloc((size_t)ns, sizeof(int));
+    int rc = halo_records_init(&x->rec, h, 3 + e->order);
     x->slot_dest = malloc((size_t)(slots ? slots : 1) * sizeof *x->slot_dest);
     x->dirty = calloc((size_t)e->n + 1, 1);
     x->dirty_list = malloc(((size_t)e->n + 1) * sizeof *x->dirty_list);
     x->ghost_area = calloc((size_t)(e->n_cols - e->n) + 1, sizeof *x->ghost_area);
-    if (!x->scount || !x->sdispl || !x->rcount || !x->rdispl || !x->slot_dest || !x->dirty ||
-        !x->dirty_list || !x->ghost_area)
-        return -1;
+    if (rc || !x->slot_dest || !x->dirty || !x->dirty_list || !x->ghost_area) return -1;
     for (int d = 0; d < h->ndests; d++)
         for (int32_t p = h->send_ptr[d]; p < h->send_ptr[d + 1]; p++)
             x->slot_dest[p] = d;
-    return 0;
-}
-
-static int reserve(double **buf, size_t *cap, size_t need) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    double *b = realloc(*buf, c * sizeof *b);
-    if (!b) return -1;
-    *buf = b;
-    *cap = c;
     return 0;
 }
 
@@ -60,29 +40,30 @@ static int reserve(double **buf, size_t *cap, size_t need) {
  * counts are still set, so that the exchange keeps step). */
 static int pack_changed(qss_engine *e, qss_exchange *x, double T) {
     halo_plan *h = e->halo;
-    int stride = x->stride, nd = h->ndests;
+    int stride = x->rec.stride, nd = h->ndests;
     for (int d = 0; d < nd; d++)
-        x->scount[d] = 0;
+        x->rec.scount[d] = 0;
     for (int32_t c = 0; c < e->nchanged; c++) {
         int32_t i = e->changed[c];
         for (int32_t r = h->reader_ptr[i]; r < h->reader_ptr[i + 1]; r++)
-            x->scount[x->slot_dest[h->reader_slot[r]]]++;
+            x->rec.scount[x->slot_dest[h->reader_slot[r]]]++;
     }
     size_t total = 0;
     for (int d = 0; d < nd; d++) {
-        x->sdispl[d] = (int)total;
-        total += (size_t)x->scount[d];
+        x->rec.sdispl[d] = (int)total;
+        total += (size_t)x->rec.scount[d];
     }
-    int rc = reserve(&x->send, &x->send_cap, total * (size_t)stride + 1);
+    int rc = halo_records_room(&x->rec, total);
     for (int d = 0; d < nd; d++)
-        x->scount[d] = 0;
+        x->rec.scount[d] = 0;
     for (int32_t c = 0; rc == 0 && c < e->nchanged; c++) {
         int32_t i = e->changed[c];
         double area = eng_stale_area(e, c, T);
         for (int32_t r = h->reader_ptr[i]; r < h->reader_ptr[i + 1]; r++) {
             int32_t p = h->reader_slot[r];
             int d = x->slot_dest[p];
-            double *rec = x->send + ((size_t)x->sdispl[d] + (size_t)x->scount[d]++) * stride;
+            double *rec =
+                x->rec.send + ((size_t)x->rec.sdispl[d] + (size_t)x->rec.scount[d]++) * stride;
             rec[0] = (double)(p - h->send_ptr[d]);
             rec[1] = e->tq[i];
             for (int k = 0; k < e->order; k++)
@@ -95,42 +76,16 @@ static int pack_changed(qss_engine *e, qss_exchange *x, double T) {
     return rc;
 }
 
-/* The records' exchange over the halo graph (counts, then values).
- * Returns 0, or -1 (out of memory, after taking part). */
-static int exchange_records(qss_engine *e, qss_exchange *x, int rc) {
-    halo_plan *h = e->halo;
-    int stride = x->stride, nd = h->ndests, ns = h->nsources;
-    MPI_Neighbor_alltoall(x->scount, 1, MPI_INT, x->rcount, 1, MPI_INT, h->graph);
-    size_t rtotal = 0;
-    for (int s = 0; s < ns; s++) {
-        x->rdispl[s] = (int)(rtotal * (size_t)stride);
-        rtotal += (size_t)x->rcount[s];
-        x->rcount[s] *= stride;
-    }
-    for (int d = 0; d < nd; d++) {
-        e->stats->messages += x->scount[d] > 0;
-        e->stats->bytes_sent += (uint64_t)x->scount[d] * (uint64_t)stride * sizeof(double);
-        x->sdispl[d] *= stride;
-        x->scount[d] *= stride;
-    }
-    if (reserve(&x->recv, &x->recv_cap, rtotal * (size_t)stride + 1)) rc = -1;
-    /* a failed allocation still takes part (sending nothing would desync
-     * the counts), then fails the run at the window's agreement */
-    MPI_Neighbor_alltoallv(rc ? NULL : x->send, x->scount, x->sdispl, MPI_DOUBLE,
-                           rc ? NULL : x->recv, x->rcount, x->rdispl, MPI_DOUBLE, h->graph);
-    return rc ? -1 : 0;
-}
-
 /* The received ghost q's installed; their readers listed once (dirty_list).
  * Returns how many. */
 static int32_t install_ghosts(qss_engine *e, qss_exchange *x) {
     halo_plan *h = e->halo;
     const model *m = e->m;
-    int stride = x->stride;
+    int stride = x->rec.stride;
     int32_t ndirty = 0;
     for (int s = 0; s < h->nsources; s++) {
-        const double *rec = x->recv + x->rdispl[s];
-        int count = x->rcount[s] / stride;
+        const double *rec = x->rec.recv + x->rec.rdispl[s];
+        int count = x->rec.rcount[s] / stride;
         for (int r = 0; r < count; r++, rec += stride) {
             int32_t g = e->n + h->recv_ptr[s] + (int32_t)rec[0];
             journal_touch(e, g); /* a rejected window puts the stale q back */
@@ -156,8 +111,12 @@ static int32_t install_ghosts(qss_engine *e, qss_exchange *x) {
  * re-evaluates their readers at T. Collective over the halo graph. */
 int qssx_window(qss_engine *e, qss_exchange *x, double T) {
     halo_plan *h = e->halo;
-    int stride = x->stride;
-    if (exchange_records(e, x, pack_changed(e, x, T)) != 0) return -1;
+    int stride = x->rec.stride;
+    /* a failed allocation still takes part (sending nothing would desync
+     * the counts), then fails the run at the window's agreement */
+    if (halo_records_exchange(&x->rec, h, pack_changed(e, x, T) != 0, &e->stats->messages,
+                              &e->stats->bytes_sent) != 0)
+        return -1;
     int32_t ndirty = install_ghosts(e, x);
     /* the error of the late updates: how far each reader drifted while its
      * ghosts were stale, in quanta (before input_changed moves x_j) */
@@ -174,8 +133,8 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
     }
     x->drift = worst;
     for (int s = 0; s < h->nsources; s++) {
-        const double *rec = x->recv + x->rdispl[s];
-        for (int r = 0; r < x->rcount[s] / stride; r++, rec += stride)
+        const double *rec = x->rec.recv + x->rec.rdispl[s];
+        for (int r = 0; r < x->rec.rcount[s] / stride; r++, rec += stride)
             x->ghost_area[h->recv_ptr[s] + (int32_t)rec[0]] = 0.0;
     }
     for (int32_t k = 0; k < ndirty; k++) {

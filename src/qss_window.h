@@ -10,16 +10,15 @@
 #ifndef QMOL_QSS_WINDOW_H
 #define QMOL_QSS_WINDOW_H
 
+#include "halo_records.h"
 #include "qss_engine.h"
 
 #include <stdint.h>
 
 /* Buffers of the window-end exchange, grown as needed (never per event). */
 typedef struct qss_exchange {
-    int stride;                /* doubles per record: position, time, q coefficients, stale area */
-    double *send, *recv;       /* records */
-    size_t send_cap, recv_cap; /* in doubles */
-    int *scount, *sdispl, *rcount, *rdispl;
+    /* a record: position in the send list, tq, q's coefficients, stale area */
+    halo_records rec;
     int32_t *slot_dest;   /* send-list position -> destination index */
     unsigned char *dirty; /* n: reader to re-evaluate */
     int32_t *dirty_list;
