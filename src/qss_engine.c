@@ -233,6 +233,12 @@ double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area) {
  * the shortest interval it and unless_frozen set, as a fraction of the span. */
 #define UNSEEN_ROUNDING 1e-10
 #define UNSEEN_FLOOR 1e-9
+
+/* The shortest interval the unseen check, the age bound and unless_frozen
+ * set: UNSEEN_FLOOR of the span. */
+static inline double shortest_interval(const qss_engine *e) {
+    return UNSEEN_FLOOR * fabs(e->tf - e->o->t0);
+}
 /* How many times older than the age its check last found safe x's
  * polynomial may grow (age_limit). The check measures what the
  * polynomial left out at one age and extrapolates with the order it
@@ -282,7 +288,7 @@ static inline double age_limit(const qss_engine *e, int32_t j) {
         if (!(slope > 0.0)) return INFINITY;
         age = e->dq[j] / slope;
     }
-    double limit = AGE_GROWTH * age, floor = UNSEEN_FLOOR * fabs(e->tf - e->o->t0);
+    double limit = AGE_GROWTH * age, floor = shortest_interval(e);
     return limit > floor ? limit : floor;
 }
 
@@ -312,7 +318,7 @@ static double root_k1(int k, double v) {
 
 double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b) {
     if (!(b->h > 0.0) || e->failed) return INFINITY;
-    double floor_span = UNSEEN_FLOOR * fabs(e->tf - e->o->t0);
+    double floor_span = shortest_interval(e);
     double span = heap_time(&e->heap, j) - t; /* the interval the cap would shorten */
     double along = b->along;
     if (!b->measured) {
@@ -442,7 +448,7 @@ static inline double unless_frozen(const qss_engine *e, int32_t j, double t, dou
     if (!isinf(s)) return s;
     double slope = eng_xdot_at(e, j, t);
     if (slope == 0.0) return s;
-    return fmax(e->dq[j] / fabs(slope), UNSEEN_FLOOR * fabs(e->tf - e->o->t0));
+    return fmax(e->dq[j] / fabs(slope), shortest_interval(e));
 }
 
 /* The interval s to j's next event, no longer than unless_frozen allows

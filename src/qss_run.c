@@ -37,42 +37,57 @@ static int emit_sample(qss_engine *e, int64_t k, double T, double *buf, sample_f
     return rc;
 }
 
-/* What a checkpoint of a QSS run holds besides the engine: the next window's
- * length (the controller's, the same on every rank) and, where the window
- * watch runs (discontinuities on several ranks), its reach (the smallest
- * over the ranks: the watch's proposal is a minimum too; infinity without). */
-typedef struct qss_run_state {
-    qss_engine *e;
-    double *window;
-    window_watch *watch;             /* or NULL */
-    double wall_start, output_start; /* the loop's start: wall clock, stats->wall_output */
-} qss_run_state;
+/* One QSS integration: the engine and what the window loop keeps. A
+ * checkpoint of it holds, besides the engine, the next window's length
+ * (the controller's, the same on every rank) and, where the window watch
+ * runs (discontinuities on several ranks), its reach (the smallest over the
+ * ranks: the watch's proposal is a minimum too; infinity without). */
+typedef struct qss_loop {
+    qss_engine eng;
+    const integrator_options *o;
+    qmol_stats *stats;
+    MPI_Comm comm;
+    qss_exchange x;
+    double *buf; /* a sample's owned values */
+    window_watch watch;
+    int use_watch;
+    window_control ctl;
+    qss_journal journal;
+    mass_check mass;
+    int check_mass, unsuited;
+    /* the window [T, T + W), the last event time and how many ran at it,
+     * the next sample and the agreed next discrete event (several ranks) */
+    double T, W, last_t, t_discrete;
+    uint64_t same_time;
+    int64_t next_k;
+    double w1, out0; /* the loop's start: wall clock, stats->wall_output */
+} qss_loop;
 
 /* integrator_state's states: the owned x's at t. */
 static void owned_states(void *ictx, double t, double *x) {
-    qss_run_state *s = ictx;
-    for (int32_t j = 0; j < s->e->n; j++)
-        x[j] = eng_x_at(s->e, j, t);
+    qss_loop *L = ictx;
+    for (int32_t j = 0; j < L->eng.n; j++)
+        x[j] = eng_x_at(&L->eng, j, t);
 }
 
 /* integrator_state's stats: the integration's wall time so far (the loop
  * adds it when it ends). */
 static void run_stats(void *ictx, qmol_stats *st) {
-    qss_run_state *s = ictx;
-    st->wall_integrate +=
-        wallclock_seconds() - s->wall_start - (s->e->stats->wall_output - s->output_start);
+    qss_loop *L = ictx;
+    st->wall_integrate += wallclock_seconds() - L->w1 - (L->stats->wall_output - L->out0);
 }
 
 /* integrator_state's save, and a restart's load. */
 static int run_state_io(void *ictx, state_io *io) {
-    qss_run_state *s = ictx;
-    MPI_Comm comm = s->e->halo ? s->e->halo->comm : MPI_COMM_SELF;
-    double reach = s->watch ? s->watch->reach : INFINITY;
-    if (s->watch && !io->loading) MPI_Allreduce(MPI_IN_PLACE, &reach, 1, MPI_DOUBLE, MPI_MIN, comm);
-    if (eng_state_io(s->e, io) || discrete_state_io(s->e, comm, io) ||
-        io->scalar(io, "window", s->window) || io->scalar(io, "reach", &reach))
+    qss_loop *L = ictx;
+    qss_engine *e = &L->eng;
+    window_watch *watch = L->use_watch ? &L->watch : NULL;
+    double reach = watch ? watch->reach : INFINITY;
+    if (watch && !io->loading) MPI_Allreduce(MPI_IN_PLACE, &reach, 1, MPI_DOUBLE, MPI_MIN, L->comm);
+    if (eng_state_io(e, io) || discrete_state_io(e, L->comm, io) ||
+        io->scalar(io, "window", &L->W) || io->scalar(io, "reach", &reach))
         return -1;
-    if (s->watch && io->loading) s->watch->reach = reach;
+    if (watch && io->loading) watch->reach = reach;
     return 0;
 }
 
@@ -169,28 +184,6 @@ int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const 
     e->events_until = o->t0;
     return eng_alloc(e);
 }
-
-/* One QSS integration: the engine and what the window loop keeps. */
-typedef struct qss_loop {
-    qss_engine eng;
-    const integrator_options *o;
-    qmol_stats *stats;
-    MPI_Comm comm;
-    qss_exchange x;
-    double *buf; /* a sample's owned values */
-    window_watch watch;
-    int use_watch;
-    window_control ctl;
-    qss_journal journal;
-    mass_check mass;
-    int check_mass, unsuited;
-    /* the window [T, T + W), the last event time and how many ran at it,
-     * the next sample and the agreed next discrete event (several ranks) */
-    double T, W, last_t, t_discrete;
-    uint64_t same_time;
-    int64_t next_k;
-    double w1, out0; /* the loop's start: wall clock, stats->wall_output */
-} qss_loop;
 
 static void loop_free(qss_loop *L) {
     journal_free(&L->journal);
@@ -384,9 +377,8 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     L->w1 = wallclock_seconds();
     L->out0 = stats->wall_output;
     loop_controls(L);
-    qss_run_state run = {e, &L->W, L->use_watch ? &L->watch : NULL, L->w1, L->out0};
-    integrator_state state = {owned_states, run_state_io, run_stats, &run, 0};
-    if (o->resume && run_state_io(&run, o->resume) != 0)
+    integrator_state state = {owned_states, run_state_io, run_stats, L, 0};
+    if (o->resume && run_state_io(L, o->resume) != 0)
         eng_fail(e, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
     /* BQSS (one rank): the balance of the states' sum, from where the run
      * starts or resumes */

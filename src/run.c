@@ -121,6 +121,12 @@ static const char *the_failure(const char *err, const char *write_err, const h5o
                           : "the integration failed";
 }
 
+/* Whether a checkpoint refers to the partial output (a restart's, or one
+ * this run wrote): then OUTPUT.partial stays. */
+static int checkpoint_refers(const run_ctx *r) {
+    return r->c.restart || (r->have_ck && !isnan(r->ck.t_last));
+}
+
 /* A failed integration: the last window end kept in memory becomes the
  * checkpoint, and a checkpoint that could not be written (the failure, or
  * this one) says why. Returns the exit code, 1. */
@@ -135,18 +141,15 @@ static int failed(run_ctx *r) {
         strcmp(write_err + 2, ck->err))
         snprintf(kept_err, sizeof kept_err, "; the last window's could not be written: %s",
                  ck->err);
-    r->keep_partial = r->c.restart || (r->have_ck && !isnan(ck->t_last)); /* (written now?) */
+    r->keep_partial = checkpoint_refers(r); /* the kept window may have been written now */
     const char *what = the_failure(r->err, write_err, r->out, failure, sizeof failure);
-    if (r->have_ck && !isnan(ck->t_last)) { /* keep what a restart needs */
+    if (r->have_ck && !isnan(ck->t_last)) /* keep what a restart needs */
         run_say(r,
                 "qmol: error: %s on %s: %s%s (the last checkpoint, at t = %.17g, is %s: qmol run "
                 "--restart %s%s)\n",
                 name, problem, what, write_err, ck->t_last, ck->path, ck->path, kept_err);
-        h5out_suspend(r->out, r->err, sizeof r->err);
-        r->out = NULL;
-        return 1;
-    }
-    run_say(r, "qmol: error: %s on %s: %s%s%s\n", name, problem, what, write_err, kept_err);
+    else
+        run_say(r, "qmol: error: %s on %s: %s%s%s\n", name, problem, what, write_err, kept_err);
     run_drop_output(r);
     return 1;
 }
@@ -155,16 +158,15 @@ static int failed(run_ctx *r) {
 static int not_finished(run_ctx *r, int irc) {
     const run_config *c = &r->c;
     if (irc == QMOL_STOPPED) { /* a signal: the output so far stays, the checkpoint says where */
-        h5out_suspend(r->out, r->err, sizeof r->err);
-        r->out = NULL;
+        r->keep_partial = 1;
+        run_drop_output(r);
         run_say(r,
                 "qmol: stopped by signal %d at t = %.17g: checkpoint %s, samples so far in "
                 "%s.partial; resume with: qmol run --restart %s\n",
                 r->ck.signal, r->ck.t_last, r->ck.path, r->path, r->ck.path);
         return QMOL_STOPPED;
     }
-    /* a checkpoint refers to the partial output: it stays */
-    r->keep_partial = c->restart || (r->have_ck && !isnan(r->ck.t_last));
+    r->keep_partial = checkpoint_refers(r);
     if (irc == INTEGRATOR_UNSUITED) { /* the method cannot follow the problem */
         run_say(r, "qmol: error: %s on %s: %s\n", c->method->name, r->def->name, r->err);
         run_drop_output(r);
@@ -203,7 +205,7 @@ static int set_up(run_ctx *r) {
     if (rc != 0) return rc;
     choose_solver(r);
     h5out_meta meta = output_meta(r);
-    rc = run_read_resume(r);
+    rc = run_check_resume(r);
     if (rc == 0) rc = run_open_output(r, &meta);
     if (rc == 0) rc = run_setup_checkpoints(r);
     return rc;

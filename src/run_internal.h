@@ -62,7 +62,6 @@ typedef struct run_ctx {
     int8_t *classes;           /* METIS's vertex classes (mixed, several ranks) */
     unsigned char *assignment; /* the mixed method's per owned state, or NULL */
     integrator_options o;
-    ckpt_info resume; /* --restart: the checkpoint's time and next sample */
     h5out *out;
     h5out_grid grid;
     sample_sink sink;
@@ -106,10 +105,10 @@ int run_finish_output(run_ctx *r, qmol_stats *total);
  * PATH.partial for a restart when a checkpoint refers to it. */
 void run_drop_output(run_ctx *r);
 
-/* run_resume.c: the checkpoint's time and next sample checked against the
- * run (--restart), then checkpoints set up and the integrator's state
- * loaded. */
-int run_read_resume(run_ctx *r);
+/* run_resume.c: the checkpoint's size, time and next sample (run_config's
+ * restart_*) checked against the run (--restart), then checkpoints set up
+ * and the integrator's state loaded. */
+int run_check_resume(run_ctx *r);
 int run_setup_checkpoints(run_ctx *r);
 
 /* run_report.c: the summary of a finished run (rank 0), total the stats

@@ -117,7 +117,7 @@ static int event_counts(run_ctx *r) {
 int run_open_output(run_ctx *r, const h5out_meta *meta) {
     const run_config *c = &r->c;
     r->keep_partial = c->restart != NULL; /* the stopped run's samples */
-    r->out = c->restart ? h5out_reopen(r->path, meta, r->resume.next_sample, r->err, sizeof r->err)
+    r->out = c->restart ? h5out_reopen(r->path, meta, c->restart_next_sample, r->err, sizeof r->err)
                         : h5out_create(r->path, meta, r->err, sizeof r->err);
     if (!r->out) { /* about the file, or the --output-states selection */
         int selection = !strncmp(r->err, "--output-states", 15);

@@ -12,46 +12,42 @@
  * run (a damaged or edited checkpoint: an earlier next_sample rewrote samples
  * before it, exit 0): its time must lie in [t0, tf] and its next sample
  * follow the samples at or before that time. The reason goes to err. */
-static int resume_mismatch(const ckpt_info *r, const output_plan *plan, double t0, double tf,
-                           const char *file, char *err, size_t len) {
-    if (!(r->t >= t0 && r->t <= tf)) {
+static int resume_mismatch(const run_config *c, const output_plan *plan, double t0, char *err,
+                           size_t len) {
+    double t = c->restart_t;
+    if (!(t >= t0 && t <= c->tf)) {
         snprintf(err, len,
                  "--restart %s: the checkpoint's time t = %.17g is outside the run's "
                  "[%.17g, %.17g]: it is damaged",
-                 file, r->t, t0, tf);
+                 c->restart, t, t0, c->tf);
         return 1;
     }
     int64_t before = 0, at_or_before = 0; /* samples strictly before t, and at or before it */
     for (int64_t k = 0; k < plan->samples; k++) {
-        before += plan->times[k] < r->t;
-        at_or_before += plan->times[k] <= r->t;
+        before += plan->times[k] < t;
+        at_or_before += plan->times[k] <= t;
     }
-    if (r->next_sample - 1 >= before && r->next_sample - 1 <= at_or_before) return 0;
+    int64_t next = c->restart_next_sample;
+    if (next - 1 >= before && next - 1 <= at_or_before) return 0;
     snprintf(err, len,
              "--restart %s: the checkpoint's next sample (%lld) does not follow its time "
              "t = %.17g (sample %lld is next there): it is damaged",
-             file, (long long)r->next_sample, r->t, (long long)before + 1);
+             c->restart, (long long)next, t, (long long)before + 1);
     return 1;
 }
 
-int run_read_resume(run_ctx *r) {
+int run_check_resume(run_ctx *r) {
     const run_config *c = &r->c;
-    ckpt_info *resume = &r->resume;
-    int64_t n = r->prob.n;
     if (!c->restart) return 0;
-    /* (read with the checkpoint's arguments: cli.c) */
-    *resume =
-        (ckpt_info){.t = c->restart_t, .next_sample = c->restart_next_sample, .n = c->restart_n};
-    if (resume->n != n) {
+    /* (its time, next sample and size were read with its arguments: cli.c) */
+    int bad = c->restart_n != r->prob.n;
+    if (bad)
         snprintf(r->err, sizeof r->err,
                  "--restart %s: the checkpoint has %lld states, the problem %lld", c->restart,
-                 (long long)resume->n, (long long)n);
-        resume->n = -1;
-    }
-    if (resume->n == n &&
-        resume_mismatch(resume, &r->plan, r->prob.t0, c->tf, c->restart, r->err, sizeof r->err))
-        resume->n = -1;
-    if (comm_agree(r->comm, resume->n == n ? 0 : 1, r->err, sizeof r->err)) {
+                 (long long)c->restart_n, (long long)r->prob.n);
+    else
+        bad = resume_mismatch(c, &r->plan, r->prob.t0, r->err, sizeof r->err);
+    if (comm_agree(r->comm, bad, r->err, sizeof r->err)) {
         run_say(r, "qmol: error: %s\n", r->err);
         return 2;
     }
@@ -70,16 +66,16 @@ static int resume_from(run_ctx *r) {
         memcpy(r->sink.previous, r->activity, (size_t)r->layout.m.n * sizeof *r->activity);
     integrator_options *o = &r->o;
     o->run_t0 = o->t0;
-    o->t0 = r->resume.t;
+    o->t0 = c->restart_t;
     o->start = &r->ck.start;
     o->resume = &r->ck.loader.io;
-    o->first_sample = r->resume.next_sample;
-    r->ck.sim_base = r->resume.t;
-    r->ck.next_sim = r->resume.t + c->checkpoint_sim;
-    r->ck.t_last = r->resume.t; /* the checkpoint in place */
+    o->first_sample = c->restart_next_sample;
+    r->ck.sim_base = c->restart_t;
+    r->ck.next_sim = c->restart_t + c->checkpoint_sim;
+    r->ck.t_last = c->restart_t; /* the checkpoint in place */
     if (r->rank == 0 && !c->quiet)
         printf("qmol: resuming from %s at t = %.17g (sample %lld of %lld next)\n", c->restart,
-               r->resume.t, (long long)r->resume.next_sample, (long long)c->samples);
+               c->restart_t, (long long)c->restart_next_sample, (long long)c->samples);
     return 0;
 }
 
