@@ -11,8 +11,10 @@
                          file's sample times (f: an open h5py.File or a Result)
   markdown_table(h, r)   a markdown table, columns padded to line up
 
-Used by scripts/accuracy-matrix, bench-engine, bench-serial, scaling and
-tests/mpi_runs.py (which add this directory to sys.path). Needs h5py and numpy: Debian's /usr/bin/python3 has
+Used by scripts/accuracy-matrix, bench-builds, bench-engine, bench-mixed,
+bench-serial, scaling, qmolpost and the Python tests (which add this
+directory to sys.path; an installed qmolpost finds it in
+share/qmol/python). Needs h5py and numpy: Debian's /usr/bin/python3 has
 them (python3-h5py, python3-numpy).
 """
 import math
@@ -75,14 +77,16 @@ def read_result(path):
 
 
 def e_rr(x, ref):
-    """||x - ref|| / ||ref|| over all samples and states (NaN if x is not finite)."""
+    """||x - ref|| / ||ref|| over all samples and states (NaN if x is not
+    finite; ||x - ref|| itself where the reference is all zero)."""
     x, ref = np.asarray(x, dtype=float), np.asarray(ref, dtype=float)
     if x.shape != ref.shape:
         raise ValueError("states of shape %s against a reference of shape %s"
                          % (x.shape, ref.shape))
     if not np.all(np.isfinite(x)):
         return float("nan")
-    return float(np.linalg.norm(x - ref) / np.linalg.norm(ref))
+    norm = np.linalg.norm(ref)
+    return float(np.linalg.norm(x - ref) / norm if norm > 0 else np.linalg.norm(x - ref))
 
 
 def max_error(x, ref):

@@ -168,6 +168,25 @@ void mixed_on_export_change(qss_engine *e, int32_t i, double t, const double *ol
 
 /* ---- window ends ----------------------------------------------------------- */
 
+/* The part of a quantum the QSS block's view of a BDF state may drift from
+ * the truth over a window. The drift has one sign over a whole smooth
+ * stretch (a linear view of a decaying, convex y lies below it), so unlike
+ * a QSS state's own |q - x|, which changes sides, it acts on the readers as
+ * a steady source: heat1d N = 100, `--bdf "x>0.5"`, mLIQSS2, tol 1e-4, max
+ * error with 4 / 5 / 6 / 10 / 20 samples: a whole quantum 7.7e-4 / 1.1e-3 /
+ * 1.2e-3 / 6.0e-4 / 4.1e-4 (43-54 BDF steps), a half 3.1e-4 / 3.0e-4 /
+ * 3.8e-4 / 3.0e-4 / 2.4e-4 (55-67 steps), a quarter 1.7e-4 .. 1.1e-4
+ * (78-88 steps); CVODE alone 3.4e-4. Where the view is not what limits
+ * the error the windows only cost: adr1d-vardiff N = 400 (tests/test_mixed.c)
+ * keeps e_rr 7.6e-4 and 178 BDF steps under the default history coupling
+ * whatever the fraction, but the interp coupling takes 469 steps with a
+ * whole quantum, 589 with a half, 738 with a quarter (CVODE alone 1,340).
+ * The constant view of first-order methods keeps the whole quantum: its
+ * windows are linear in the fraction, and a quarter took mixed LIQSS1 on
+ * the heat1d run from 4,937 BDF steps to 19,738 (max error 4.2e-4 to
+ * 1.3e-4, both within the rules). */
+#define VIEW_DRIFT 0.5
+
 /* The BDF states as the QSS block sees them from t on, from y(t) and the
  * slopes f_b(t, y, q(t)) of the rows QSS may read (collective on several
  * ranks: the other ranks' values come through the layout's halo): y + y' s
@@ -181,7 +200,7 @@ void mixed_on_export_change(qss_engine *e, int32_t i, double t, const double *ol
  * such ratio but left buck-heatsink's rod error 2x larger (tol 1e-3: 5.8 K
  * vs 2.1 K). span: the window as CVODE, the extrapolation limit, samples and
  * discontinuities would have had it (one rank: the window). */
-static void renew_bdf_columns(mixed *x, double t, double span) {
+static void renew_bdf_columns(mixed *x, double t, double span, int measure_drift) {
     qss_engine *e = &x->e;
     const model *mb = &x->mb;
     double *w = x->bdf_work;
@@ -206,9 +225,15 @@ static void renew_bdf_columns(mixed *x, double t, double span) {
         x->exchanges++;
     }
     int measure = t - x->anchor_t >= span;
+    x->view_drift = 0.0;
     for (int32_t c = x->first_bdf_col; c < x->mq.n_cols; c++) {
         int32_t k = c - x->first_bdf_col, L = x->bdf_col_lay[k];
         double value = x->lay_vals[L], slope = x->lay_slope[L];
+        if (measure_drift) { /* the old view at t against the truth */
+            double view = e->qc[0][c] + (e->order >= 2 ? e->qc[1][c] * (t - e->tq[c]) : 0.0);
+            double r = fabs(value - view) / e->dq[c];
+            if (r > x->view_drift) x->view_drift = r;
+        }
         if (measure) {
             if (t > x->anchor_t) x->col_curv[k] = (slope - x->col_anchor[k]) / (t - x->anchor_t);
             x->col_anchor[k] = slope;
@@ -222,25 +247,6 @@ static void renew_bdf_columns(mixed *x, double t, double span) {
     }
     if (measure) x->anchor_t = t;
 }
-
-/* The part of a quantum the QSS block's view of a BDF state may drift from
- * the truth over a window. The drift has one sign over a whole smooth
- * stretch (a linear view of a decaying, convex y lies below it), so unlike
- * a QSS state's own |q - x|, which changes sides, it acts on the readers as
- * a steady source: heat1d N = 100, `--bdf "x>0.5"`, mLIQSS2, tol 1e-4, max
- * error with 4 / 5 / 6 / 10 / 20 samples: a whole quantum 7.7e-4 / 1.1e-3 /
- * 1.2e-3 / 6.0e-4 / 4.1e-4 (43-54 BDF steps), a half 3.1e-4 / 3.0e-4 /
- * 3.8e-4 / 3.0e-4 / 2.4e-4 (55-67 steps), a quarter 1.7e-4 .. 1.1e-4
- * (78-88 steps); CVODE alone 3.4e-4. Where the view is not what limits
- * the error the windows only cost: adr1d-vardiff N = 400 (tests/test_mixed.c)
- * keeps e_rr 7.6e-4 and 178 BDF steps under the default history coupling
- * whatever the fraction, but the interp coupling takes 469 steps with a
- * whole quantum, 589 with a half, 738 with a quarter (CVODE alone 1,340).
- * The constant view of first-order methods keeps the whole quantum: its
- * windows are linear in the fraction, and a quarter took mixed LIQSS1 on
- * the heat1d run from 4,937 BDF steps to 19,738 (max error 4.2e-4 to
- * 1.3e-4, both within the rules). */
-#define VIEW_DRIFT 0.5
 
 /* The longest window over which the QSS block's view of the BDF states it
  * reads, their Taylor polynomial about the window start, stays close to
@@ -266,6 +272,46 @@ static double extrapolation_limit(const mixed *x) {
         if (lim < h) h = lim;
     }
     return h;
+}
+
+/* The view drift controller (ours; docs/methods.md "Extrapolation limit").
+ * The extrapolation limit predicts from the curvature the slopes have
+ * shown; where they have shown none yet (a BDF region the heat has not
+ * reached: y = 0, y' = 0) it allows any window, and CVODE, whose error is
+ * small there, grows its steps tenfold: heat2d-thermostat 16 x 16, `--bdf
+ * "x>0.6"`, tol 1e-2 went from a 2e-3 window to a 2e-2 one while heat came
+ * into the BDF region; its QSS neighbours read it as cold all that window,
+ * and the first switch came 3.2e-4 s late (-0.8e-4 s with short windows).
+ * So each window end also measures the drift the view had (the old
+ * polynomial at T against y(T), in quanta of the column), and the next
+ * window is at most the last one times VIEW_SAFETY / drift^(1/p) (p = 2
+ * for a linear view, 1 for a constant one), within [VIEW_SHRINK,
+ * VIEW_GROWTH]: a window grows at most VIEW_GROWTH-fold over one whose
+ * view was measured. A window cut short (a sample, a discontinuity, the
+ * step limit) with its drift within a quantum keeps the controller's
+ * length of before. The measured drift is held to a whole quantum, not to
+ * the a-priori limit's VIEW_DRIFT: on diurnal (`--bdf "c==0"`, tol 1e-4)
+ * the fast species' views drift past half a quantum whenever a QSS input
+ * moves them, and holding them to it took 19,582 windows instead of
+ * 10,290 for the same e_rr (3.2e-4); a whole quantum and growth 4 take
+ * 11,800. Under `--coupling interp` and `sample` only the growth limit
+ * applies: there the BDF block integrates an approximation of q, its stiff
+ * rows relax within a window to each new input, and the view's drift does
+ * not shrink with the window (adr1d-vardiff N = 400, LIQSS2, sample: a
+ * quantum at windows of 1e-4 and of 1e-5; shrinking took 1,262 BDF steps
+ * instead of 563 for the same e_rr); the step limit (Eq. 7.35) governs
+ * those couplings. */
+#define VIEW_SAFETY 0.9
+#define VIEW_SHRINK 0.2
+#define VIEW_GROWTH 4.0
+
+static void control_view(mixed *x, double length, double planned) {
+    double r = x->coupling == COUPLING_HISTORY ? x->view_drift : 0.0;
+    double p = x->e.order >= 2 ? 2.0 : 1.0;
+    double factor = r > 0.0 ? VIEW_SAFETY * pow(r, -1.0 / p) : VIEW_GROWTH;
+    double next = length * fmin(VIEW_GROWTH, fmax(VIEW_SHRINK, factor));
+    if (length < planned && r <= 1.0) next = fmax(next, fmin(x->view_window, planned));
+    x->view_window = next;
 }
 
 /* A new window from tk: the exports' starting values and integrals. */
@@ -336,7 +382,7 @@ static void checkpoint_stats(void *ictx, qmol_stats *s) {
 static int catch_up(mixed *x, double T, double span, char *err, size_t errlen) {
     if (cvode_block_advance(x->bdf, T, err, errlen)) return -1;
     x->y = cvode_block_state(x->bdf);
-    renew_bdf_columns(x, T, span);
+    renew_bdf_columns(x, T, span, 1);
     for (int32_t r = 0; r < x->nbdf_readers && !x->e.failed; r++)
         x->e.method->input_changed(&x->e, x->bdf_readers[r], T);
     return 0;
@@ -351,7 +397,8 @@ static int catch_up(mixed *x, double T, double span, char *err, size_t errlen) {
 static int agree_window(mixed *x, double *h, double *h_free, double *t_discrete, int *extrap) {
     qss_engine *e = &x->e;
     double watch = x->use_watch ? WINDOW_FRACTION * watch_scale(e, &x->watch) : INFINITY;
-    double v[4] = {extrapolation_limit(x), watch, e->failed ? -1.0 : 0.0, discrete_next_time(e)};
+    double v[4] = {fmin(extrapolation_limit(x), x->view_window), watch, e->failed ? -1.0 : 0.0,
+                   discrete_next_time(e)};
     double wt = wallclock_seconds();
     MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MIN, x->comm);
     e->stats->wall_wait += wallclock_seconds() - wt;
@@ -399,7 +446,7 @@ static int window_length(mixed *x, double T, double *h, double *h_free, double *
     if (x->distributed) {
         if (agree_window(x, h, h_free, t_discrete, &extrap)) return -1;
     } else {
-        double h_ext = extrapolation_limit(x);
+        double h_ext = fmin(extrapolation_limit(x), x->view_window);
         extrap = h_ext < *h;
         *h = *h_free = fmin(*h, h_ext);
         if (o->progress && progress_due(o->progress))
@@ -470,6 +517,7 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
             journal_accept(e);
         }
         if (catch_up(x, T_end, free_end - T, err, errlen)) return -1;
+        control_view(x, T_end - T, h);
         if (x->distributed && window_discontinuities(x, T_end, err, errlen)) return -1;
         if (e->failed && !x->distributed) return -1;
         T = T_end;
@@ -509,7 +557,8 @@ static void start(mixed *x) {
     x->T = o->t0;
     start_window(x, o->t0);
     x->anchor_t = o->t0;
-    renew_bdf_columns(x, o->t0, 0.0);
+    renew_bdf_columns(x, o->t0, 0.0, 0);
+    x->view_window = INFINITY;
     eng_initial_state(&x->e);
     if (!x->e.failed && x->e.method->init(&x->e) != 0 && !x->e.failed)
         eng_fail(&x->e, "out of memory allocating %s storage", x->e.method->name);

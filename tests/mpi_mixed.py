@@ -19,8 +19,9 @@ a mixed run whose assignment leaves a block empty (--bdf selecting every
 state or none; heat2d, all QSS under --assign auto) runs the other block's
 method alone, with the same states, bit for bit, as that method asked for,
 on 1 and 2 ranks; and `--coupling interp` on two ranks is refused with exit code 2 and no
-output file. heat2d-thermostat's switching times under the mixed method on
-1, 2 and 4 ranks are checked by mpi_discontinuity.py.
+output file; heat2d-thermostat with its cold part on BDF keeps the rule at
+tol 1e-2 on 2 ranks (cold_view). heat2d-thermostat's switching times under
+the mixed method on 1, 2 and 4 ranks are checked by mpi_discontinuity.py.
 
 usage: mpi_mixed.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
@@ -151,9 +152,43 @@ def one_block(args, failures):
                                         r.stderr[-500:]))
 
 
+def cold_view(args, failures):
+    """heat2d-thermostat 16 x 16, tf 0.3, --bdf "x>0.6" (the cold right part
+    on BDF), tol 1e-2, the accuracy matrix's +jacobi cell: e_rr(P = 2) <= 1.5
+    e_rr(1) + tol/10 against CVODE at 1e-9. Before the view drift controller
+    (src/mixed_run.c) the one-rank run read the BDF region as cold for a 2e-2
+    s window while heat came in, its first switch came 3.2e-4 s late (the
+    two-rank run's: 0.7e-4 s early, as mLIQSS2's alone), and the rule failed:
+    4.3e-2 against 2.3e-2."""
+    plate = ["--set", "nx=16", "--set", "ny=16"]
+    ref = os.path.join(args.scratch, "cold-ref.h5")
+    r = qmol(args, 1, "heat2d-thermostat", plate, 0.3, ref,
+             ["--method", "cvode", "--tol", "1e-9", "--abstol", "1e-11"])
+    if r.returncode != 0:
+        failures.append("thermostat reference: exit %d: %s" % (r.returncode, r.stderr))
+        return
+    err = {}
+    for p in (1, 2):
+        out = os.path.join(args.scratch, "cold-np%d.h5" % p)
+        r = qmol(args, p, "heat2d-thermostat", plate, 0.3, out,
+                 ["--method", "mixed", "--bdf", "x>0.6", "--tol", "1e-2", "--linsol", "spgmr",
+                  "--precond", "jacobi"])
+        if r.returncode != 0:
+            failures.append("thermostat mixed P=%d: exit %d: %s" % (p, r.returncode, r.stderr))
+            return
+        err[p] = e_rr(states(out), states(ref))
+    bound = 1.5 * err[1] + 1e-2 / 10
+    print("thermostat mixed x>0.6 tol 1e-2 +jacobi: e_rr %.3e (P=1), %.3e (P=2), bound %.3e"
+          % (err[1], err[2], bound))
+    if not err[2] <= bound:
+        failures.append("thermostat mixed tol 1e-2: e_rr %.3e on 2 ranks above 1.5 x %.3e + "
+                        "1e-3" % (err[2], err[1]))
+
+
 def main():
     args = parse_args("mixed")
     failures = []
+    cold_view(args, failures)
     for name in CASES:
         check_case(args, name, failures)
     # --assign auto's discontinuity rule 40 hops deep on a block partition:
