@@ -1,5 +1,5 @@
 /* agree.c: one verdict on an error for all ranks (see agree.h). */
-#include "agree.h"
+#include "comm/agree.h"
 
 #include <stdio.h>
 #include <string.h>

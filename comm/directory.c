@@ -1,8 +1,8 @@
 /* directory.c: the distributed owner map (see directory.h). */
-#include "directory.h"
+#include "comm/directory.h"
 
-#include "agree.h"
-#include "sorted_ids.h"
+#include "comm/agree.h"
+#include "comm/sorted_ids.h"
 
 #include <stdio.h>
 #include <stdlib.h>

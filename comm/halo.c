@@ -1,9 +1,9 @@
 /* halo.c: owned/ghost sets and the exchange lists (see halo.h). */
-#include "halo.h"
+#include "comm/halo.h"
 
-#include "agree.h"
-#include "directory.h"
-#include "sorted_ids.h"
+#include "comm/agree.h"
+#include "comm/directory.h"
+#include "comm/sorted_ids.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* halo_records.c: records over a halo plan's neighbour graph
  * (halo_records.h). */
-#include "halo_records.h"
+#include "comm/halo_records.h"
 
 #include <stdlib.h>
 #include <string.h>

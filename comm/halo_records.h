@@ -6,7 +6,7 @@
 #ifndef QMOL_HALO_RECORDS_H
 #define QMOL_HALO_RECORDS_H
 
-#include "halo.h"
+#include "comm/halo.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* redistribute.c: owned values to directory blocks (see redistribute.h). */
-#include "redistribute.h"
+#include "comm/redistribute.h"
 
-#include "agree.h"
-#include "directory.h"
+#include "comm/agree.h"
+#include "comm/directory.h"
 
 #include <stdio.h>
 #include <stdlib.h>

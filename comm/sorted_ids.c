@@ -1,5 +1,5 @@
 /* sorted_ids.c: see sorted_ids.h. */
-#include "sorted_ids.h"
+#include "comm/sorted_ids.h"
 
 int ids_compare(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

@@ -1,6 +1,6 @@
 /* fuzz_common.c: word splitting and findings for the fuzz targets
  * (fuzz_common.h). */
-#include "fuzz_common.h"
+#include "fuzz/fuzz_common.h"
 
 #include <fcntl.h>
 #include <stdarg.h>

@@ -20,8 +20,8 @@
  * an error is one non-empty line, and an accepted configuration holds only
  * values its options allow.
  */
-#include "config.h"
-#include "fuzz_common.h"
+#include "driver/config.h"
+#include "fuzz/fuzz_common.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -22,8 +22,8 @@
  * a non-finite or non-increasing default time span, grid dimensions that do
  * not multiply to n, or a row or crossing naming a state outside [0, n).
  */
-#include "registry.h"
-#include "fuzz_common.h"
+#include "problems/registry.h"
+#include "fuzz/fuzz_common.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /* ckpt.c: checkpoint files (ckpt.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "ckpt.h"
+#include "io/ckpt.h"
 
-#include "agree.h"
-#include "h5util.h"
-#include "place.h"
-#include "workfile.h"
+#include "comm/agree.h"
+#include "io/h5util.h"
+#include "io/place.h"
+#include "io/workfile.h"
 
 #include <errno.h>
 #include <hdf5.h>

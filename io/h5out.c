@@ -8,11 +8,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "h5out_internal.h"
+#include "io/h5out_internal.h"
 
-#include "agree.h"
-#include "directory.h"
-#include "workfile.h"
+#include "comm/agree.h"
+#include "comm/directory.h"
+#include "io/workfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -31,7 +31,7 @@
 #define QMOL_H5OUT_H
 
 #include "qmol.h"
-#include "stats.h"
+#include "core/stats.h"
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>

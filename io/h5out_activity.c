@@ -7,7 +7,7 @@
  * request): row k - 1 holds the events between samples k - 1 and k (from t0
  * for k = 1), written with each sample.
  */
-#include "h5out_internal.h"
+#include "io/h5out_internal.h"
 
 #include <math.h>
 

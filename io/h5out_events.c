@@ -4,7 +4,7 @@
  * rank after the other (rank 0's first), so on one rank the file lists them
  * in time order. Written at most once, before h5out_finish.
  */
-#include "h5out_internal.h"
+#include "io/h5out_internal.h"
 
 #include <stdlib.h>
 

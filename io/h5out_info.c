@@ -1,8 +1,8 @@
 /* h5out_info.c: `qmol info FILE`, a readable summary of a result file. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "h5out_internal.h"
-#include "h5read.h"
+#include "io/h5out_internal.h"
+#include "io/h5read.h"
 
 #include <errno.h>
 #include <hdf5.h>

@@ -2,8 +2,8 @@
 #ifndef QMOL_H5OUT_INTERNAL_H
 #define QMOL_H5OUT_INTERNAL_H
 
-#include "h5out.h"
-#include "h5util.h"
+#include "io/h5out.h"
+#include "io/h5util.h"
 
 #include <hdf5.h>
 #include <mpi.h>

@@ -7,7 +7,7 @@
  * the same kind and edge cut everywhere), so a bad call leaves no half-written
  * group behind.
  */
-#include "h5out_internal.h"
+#include "io/h5out_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

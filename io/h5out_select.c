@@ -10,7 +10,7 @@
  * cell coordinates x, y, z; /xdmf holds the same per sample, for the XDMF
  * sidecar (io/xdmf.h).
  */
-#include "h5out_internal.h"
+#include "io/h5out_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>

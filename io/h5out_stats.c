@@ -4,7 +4,7 @@
  * the same time, so the total of a phase is the longest rank's time. Each
  * rank's own figures go to /stats/per_rank/<field>[rank].
  */
-#include "h5out_internal.h"
+#include "io/h5out_internal.h"
 
 #include <stddef.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* h5read.c: attributes of a result file as text (see h5read.h). */
-#include "h5read.h"
+#include "io/h5read.h"
 
-#include "h5util.h"
+#include "io/h5util.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* h5util.c: helpers shared by the HDF5 writer and reader (see h5util.h). */
-#include "h5util.h"
+#include "io/h5util.h"
 
 #include <errno.h>
 #include <stdarg.h>

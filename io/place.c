@@ -1,7 +1,7 @@
 /* place.c: whether files can be written beside a path (place.h). */
 /* realpath is XSI (POSIX with the X/Open extension) */
 #define _XOPEN_SOURCE 700
-#include "place.h"
+#include "io/place.h"
 
 #include <errno.h>
 #include <limits.h>

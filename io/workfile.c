@@ -1,7 +1,7 @@
 /* workfile.c: claiming and publishing a run's working file (workfile.h). */
 /* flock, O_NOFOLLOW and renameat2 (RENAME_NOREPLACE) are GNU/BSD extensions */
 #define _GNU_SOURCE
-#include "workfile.h"
+#include "io/workfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

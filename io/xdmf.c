@@ -1,7 +1,7 @@
 /* xdmf.c: the XDMF 3 sidecar of a grid problem's result (see xdmf.h). */
-#include "xdmf.h"
+#include "io/xdmf.h"
 
-#include "workfile.h"
+#include "io/workfile.h"
 
 #include <errno.h>
 #include <stdio.h>

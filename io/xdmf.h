@@ -13,7 +13,7 @@
 #ifndef QMOL_XDMF_H
 #define QMOL_XDMF_H
 
-#include "h5out.h"
+#include "io/h5out.h"
 #include "qmol.h"
 
 #include <stddef.h>

@@ -2,11 +2,11 @@
  * part_graph_assemble in part_graph.h). The records travel to the directory
  * rank of their first end, are sorted by a counting sort on that end and a
  * small sort of each neighbour list, and equal edges are merged. */
-#include "part_graph.h"
+#include "partition/part_graph.h"
 
-#include "agree.h"
-#include "directory.h"
-#include "part_exchange.h"
+#include "comm/agree.h"
+#include "comm/directory.h"
+#include "partition/part_exchange.h"
 
 #include <stdio.h>
 #include <stdlib.h>

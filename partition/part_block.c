@@ -1,8 +1,8 @@
 /* part_block.c: boxes of a grid or ranges of ids (see part_block.h). */
-#include "part_block.h"
+#include "partition/part_block.h"
 
-#include "directory.h"
-#include "part_grid.h"
+#include "comm/directory.h"
+#include "partition/part_grid.h"
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* part_coarsen.c: boxes or id blocks as super-vertices (see part_coarsen.h). */
-#include "part_coarsen.h"
+#include "partition/part_coarsen.h"
 
-#include "agree.h"
+#include "comm/agree.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -15,8 +15,8 @@
 #ifndef QMOL_PART_COARSEN_H
 #define QMOL_PART_COARSEN_H
 
-#include "part_graph.h"
-#include "part_grid.h"
+#include "partition/part_graph.h"
+#include "partition/part_grid.h"
 
 typedef struct part_coarse_map {
     int64_t nc;       /* super-vertices */

@@ -1,5 +1,5 @@
 /* part_deal.c: pieces to ranks (see part_deal.h). */
-#include "part_deal.h"
+#include "partition/part_deal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* part_exchange.c: records to their directory ranks (see part_exchange.h). */
-#include "part_exchange.h"
+#include "partition/part_exchange.h"
 
-#include "agree.h"
-#include "directory.h"
+#include "comm/agree.h"
+#include "comm/directory.h"
 
 #include <limits.h>
 #include <stdio.h>

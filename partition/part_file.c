@@ -1,9 +1,9 @@
 /* part_file.c: owners from a text file, streamed from rank 0 (see
  * part_file.h). */
-#include "part_file.h"
+#include "partition/part_file.h"
 
-#include "agree.h"
-#include "directory.h"
+#include "comm/agree.h"
+#include "comm/directory.h"
 
 #include <ctype.h>
 #include <errno.h>

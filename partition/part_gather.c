@@ -1,11 +1,11 @@
 /* part_gather.c: the discontinuity states onto one rank (see part_gather.h). */
-#include "part_gather.h"
+#include "partition/part_gather.h"
 
-#include "agree.h"
-#include "directory.h"
-#include "discontinuities.h"
-#include "part_graph.h"
-#include "sorted_ids.h"
+#include "comm/agree.h"
+#include "comm/directory.h"
+#include "core/discontinuities.h"
+#include "partition/part_graph.h"
+#include "comm/sorted_ids.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #ifndef QMOL_PART_GATHER_H
 #define QMOL_PART_GATHER_H
 
-#include "part_graph.h"
+#include "partition/part_graph.h"
 #include "qmol.h"
 #include <mpi.h>
 #include <stddef.h>

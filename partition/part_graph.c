@@ -3,12 +3,12 @@
  * (j, i) whose j lives on another rank (sent there in one MPI_Alltoallv),
  * then to write its neighbour lists; reverse edges with a local j never leave
  * the rank. Lists are sorted and duplicates dropped (weight 1 per pair). */
-#include "part_graph.h"
+#include "partition/part_graph.h"
 
-#include "agree.h"
-#include "directory.h"
-#include "part_exchange.h"
-#include "sorted_ids.h"
+#include "comm/agree.h"
+#include "comm/directory.h"
+#include "partition/part_exchange.h"
+#include "comm/sorted_ids.h"
 
 #include <stdio.h>
 #include <stdlib.h>

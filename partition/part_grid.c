@@ -1,5 +1,5 @@
 /* part_grid.c: grid geometry for partitions (see part_grid.h). */
-#include "part_grid.h"
+#include "partition/part_grid.h"
 
 int part_grid_of(const qmol_problem *p, part_grid *g) {
     if (p->ndims < 1 || p->ndims > 3) return 0;

@@ -1,9 +1,9 @@
 /* part_metis.c: METIS on rank 0 (see part_metis.h). */
-#include "part_metis.h"
+#include "partition/part_metis.h"
 
-#include "agree.h"
-#include "directory.h"
-#include "part_deal.h"
+#include "comm/agree.h"
+#include "comm/directory.h"
+#include "partition/part_deal.h"
 
 #include <metis.h>
 #include <stdio.h>

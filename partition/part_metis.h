@@ -6,7 +6,7 @@
 #ifndef QMOL_PART_METIS_H
 #define QMOL_PART_METIS_H
 
-#include "part_graph.h"
+#include "partition/part_graph.h"
 
 /* Largest vertex count and adjacency count given to METIS: Debian's METIS has
  * a 32-bit idx_t, and MPI's int counts and displacements address the gathered

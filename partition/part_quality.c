@@ -1,8 +1,8 @@
 /* part_quality.c: how good a partition is (see part_quality.h). */
-#include "part_quality.h"
+#include "partition/part_quality.h"
 
-#include "agree.h"
-#include "directory.h"
+#include "comm/agree.h"
+#include "comm/directory.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
 #ifndef QMOL_PART_QUALITY_H
 #define QMOL_PART_QUALITY_H
 
-#include "part_graph.h"
-#include "partition.h"
+#include "partition/part_graph.h"
+#include "partition/partition.h"
 
 /* Collective. owner: this rank's directory block of owners of g's vertices.
  * Sets rep->edge_cut: total weight of the undirected edges whose ends have

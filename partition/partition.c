@@ -2,17 +2,17 @@
  * dependency graph, computes owners by kind (METIS possibly on a coarsened
  * graph), replaces a METIS result that leaves a rank empty by the block
  * partition, refuses any other empty rank, and measures the result. */
-#include "partition.h"
+#include "partition/partition.h"
 
-#include "agree.h"
-#include "directory.h"
-#include "part_block.h"
-#include "part_coarsen.h"
-#include "part_file.h"
-#include "part_gather.h"
-#include "part_graph.h"
-#include "part_metis.h"
-#include "part_quality.h"
+#include "comm/agree.h"
+#include "comm/directory.h"
+#include "partition/part_block.h"
+#include "partition/part_coarsen.h"
+#include "partition/part_file.h"
+#include "partition/part_gather.h"
+#include "partition/part_graph.h"
+#include "partition/part_metis.h"
+#include "partition/part_quality.h"
 
 #include <stdio.h>
 #include <stdlib.h>

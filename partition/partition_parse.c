@@ -1,5 +1,5 @@
 /* partition_parse.c: the --partition option value (see partition.h). */
-#include "partition.h"
+#include "partition/partition.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  *   f_i = wW (u_{i-1} - u_i) + wE (u_{i+1} - u_i) + r (u_i^2 - u_i^3),
  *   wW = a/dx + d_i/dx^2 (upwind advection + diffusion), wE = d_i/dx^2,
  * which is the thesis's formula regrouped. */
-#include "builtin.h"
+#include "problems/builtin.h"
 
 #include <float.h>
 #include <math.h>

@@ -9,7 +9,7 @@
  * With per-neighbour weights,
  *   f = wW (uW - u) + wE (uE - u) + wS (uS - u) + wN (uN - u) + r (u^2 - u^3),
  *   wW = ax/dx + d/dx^2, wE = d/dx^2, wS = ay/dy + d/dy^2, wN = d/dy^2. */
-#include "builtin.h"
+#include "problems/builtin.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* bqss_a2.c: bqss-a2, the BQSS paper's nonlinear stiff chemistry problem A2
  * (Enright & Pryce, stiff DETEST D4). Three states, rows of different
  * lengths, a fast eigenvalue near -(k2 x1 + k3 x2) = -3500 at the start. */
-#include "builtin.h"
+#include "problems/builtin.h"
 
 #include <float.h>
 #include <stdint.h>

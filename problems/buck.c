@@ -13,7 +13,7 @@
  * current i_D = (i_L Rs - U) / (Rs + Rd) rises through 0 and off when it falls
  * through 0 (the s-variable logic of the public buck.mo).
  */
-#include "builtin.h"
+#include "problems/builtin.h"
 
 #include <float.h>
 #include <math.h>

@@ -18,7 +18,7 @@
  * uses Kv at the midpoint y = 30 + (jy + 1/2) dy (also outside the domain at
  * the mirrored edges, as the example does). State id = 2 (jx + mx jy) + s,
  * s = 0 for c1, 1 for c2. */
-#include "builtin.h"
+#include "problems/builtin.h"
 
 #include <float.h>
 #include <math.h>

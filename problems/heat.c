@@ -4,7 +4,7 @@
  * discrete Laplacian, so the semi-discrete system has a known exact solution:
  * method tests measure the time-integration error alone, with no spatial
  * error mixed in. One implementation serves all three dimensions. */
-#include "builtin.h"
+#include "problems/builtin.h"
 
 #include <float.h>
 #include <math.h>

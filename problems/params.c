@@ -1,7 +1,7 @@
 /* params.c: resolves "key=value" assignments against a problem's parameter
  * definitions. Every rejection is one line naming the assignment, what is wrong
  * with it and what is allowed, so a user can fix the command line at once. */
-#include "registry.h"
+#include "problems/registry.h"
 
 #include <ctype.h>
 #include <float.h>

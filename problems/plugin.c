@@ -3,7 +3,7 @@
  * shared object, entry point, definition), since "cannot load" alone leaves a
  * user guessing between a typo and a build problem. */
 #define _POSIX_C_SOURCE 200809L
-#include "registry.h"
+#include "problems/registry.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * x_i' = a_i (H - x_i), i = 0..N-1, a_i = a (1 + i), H toggling between 1 and
  * 0 at t = k period / 2 (H = 1 on [0, period / 2)), x(0) = 0.
  */
-#include "builtin.h"
+#include "problems/builtin.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* registry.c: the table of built-in problem families, in `qmol list` order. */
-#include "registry.h"
+#include "problems/registry.h"
 
-#include "builtin.h"
+#include "problems/builtin.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

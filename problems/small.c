@@ -2,7 +2,7 @@
  * liqss-pair, relax, bqss-a1 and offdiag-stiff. They share one implementation,
  * including the exact solution x(t) = xeq + e^{At} (x0 - xeq), xeq = -A^{-1} b,
  * so method tests can measure errors against the true trajectory. */
-#include "builtin.h"
+#include "problems/builtin.h"
 
 #include <float.h>
 #include <math.h>

@@ -7,7 +7,7 @@
  * the thermostat its hysteresis: g_0 = u_s - Toff (rising: heater off),
  * g_1 = u_s - Ton (falling: heater on). H starts at 1, u at 0.
  */
-#include "builtin.h"
+#include "problems/builtin.h"
 
 #include <float.h>
 #include <math.h>

@@ -55,8 +55,8 @@ MEMORY_LIMIT_KIB = 4 * 1024 * 1024
 # ---- what qmol does not do yet --------------------------------------------------------
 # case name: why it fails today and where the fix belongs. Remove an entry once fixed.
 EXPECTED_FAILURES = {
-    # empty: every case behaves as required (fixed in src/run.c, cli.c, config.c,
-    # layout.c, assign.c, memory_check.c); a case qmol cannot handle yet goes here with
+    # empty: every case behaves as required (fixed in src/driver/run.c, cli.c, config.c,
+    # memory_check.c, core/layout.c, mixed/assign.c); a case qmol cannot handle yet goes here with
     # its reason and where the fix belongs
 }
 
@@ -264,8 +264,8 @@ def memory_case(name, side, ranks):
 
 
 def memory_constants():
-    """The MEMORY_* numbers of src/memory_check.h: {name: float}."""
-    with open(os.path.join(Args.source_dir, "src", "memory_check.h")) as fh:
+    """The MEMORY_* numbers of src/driver/memory_check.h: {name: float}."""
+    with open(os.path.join(Args.source_dir, "src", "driver", "memory_check.h")) as fh:
         text = fh.read()
     consts = {}
     for name, expr in re.findall(r"#define MEMORY_(\w+) \(?([\d. *]+)\)?", text):

@@ -68,6 +68,6 @@ add_test(NAME data_safety.singletons
           --qmol $<TARGET_FILE:qmol> --scratch ${CMAKE_CURRENT_BINARY_DIR}/singleton-scratch)
 set_tests_properties(data_safety.singletons PROPERTIES TIMEOUT 300 PROCESSORS 2)
 # The code's shape (issue 18): no function in src/, io/, comm/, partition/ or
-# problems/ over 80 lines, src/run.c under 300 (scripts/check-function-length).
+# problems/ over 80 lines, src/driver/run.c under 300 (scripts/check-function-length).
 add_test(NAME code.function_length
   COMMAND ${QMOL_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/check-function-length)

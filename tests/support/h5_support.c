@@ -1,8 +1,8 @@
 /* h5_support.c: temp dirs and checked HDF5 readers for the writer tests. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "h5_support.h"
-#include "test_support.h"
+#include "tests/support/h5_support.h"
+#include "tests/support/test_support.h"
 
 #include <mpi.h>
 #include <stdio.h>

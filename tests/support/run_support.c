@@ -1,9 +1,9 @@
-#include "run_support.h"
+#include "tests/support/run_support.h"
 
-#include "assign.h"
-#include "integrator_registry.h"
+#include "mixed/assign.h"
+#include "core/integrator_registry.h"
 
-#include "registry.h"
+#include "problems/registry.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,10 +3,10 @@
 #ifndef QMOL_RUN_SUPPORT_H
 #define QMOL_RUN_SUPPORT_H
 
-#include "integrator.h"
-#include "model.h"
+#include "core/integrator.h"
+#include "core/model.h"
 #include "qmol.h"
-#include "stats.h"
+#include "core/stats.h"
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
-#include "test_support.h"
+#include "tests/support/test_support.h"
 
-#include "registry.h"
+#include "problems/registry.h"
 
 #include <mpi.h>
 

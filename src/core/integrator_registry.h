@@ -1,0 +1,126 @@
+/* integrator_registry.h: the methods qmol runs, one entry each.
+ *
+ * An entry (integrator_def) is all that the run driver (run.c), the options
+ * (run_options.c, config.c), checkpoints and the usage know of a method: its
+ * name and a one-line description, the function that integrates, the size of
+ * a kept window, the default METIS pieces per rank, and capability flags
+ * (INTEGRATOR_*) that the driver asks instead of testing which method runs.
+ * A QSS method also points to the QSS engine's table of the method
+ * (qss_method, qss_engine.h), which the engine runs. In the style of
+ * SUNDIALS' ops tables and PETSc's TSRegister: adding a method is a file
+ * and one entry in integrator_registry.c (docs/architecture.md, "Adding a
+ * method").
+ *
+ * integrator_options.method (and qss_method), run_config.method (and
+ * qss_method) point to entries; entries live for the program's life.
+ */
+#ifndef QMOL_INTEGRATOR_REGISTRY_H
+#define QMOL_INTEGRATOR_REGISTRY_H
+
+#include "core/integrator.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct qss_method;
+
+/* The entries' ids: their index in the registry, in the order the names are
+ * listed (usage, messages, qmol list). */
+typedef enum integrator_id {
+    METHOD_QSS1,
+    METHOD_QSS2,
+    METHOD_QSS3,
+    METHOD_BQSS,
+    METHOD_LIQSS1,
+    METHOD_LIQSS2,
+    METHOD_MLIQSS1,
+    METHOD_MLIQSS2,
+    METHOD_CVODE,
+    METHOD_MIXED,
+    METHOD_COUNT
+} integrator_id;
+
+/* qss_integrate, cvode_integrate, mixed_integrate (integrator.h). */
+typedef int (*integrate_fn)(const model *m, const integrator_options *o, sample_fn sample,
+                            void *ctx, qmol_stats *stats, char *err, size_t errlen);
+
+/* Capabilities: what the driver asks of a method. */
+enum {
+    /* Runs the QSS engine, alone or as the QSS block: progress and the
+     * summary count events (the others' work is steps), /activity holds
+     * each state's events, and a rate that follows t without explicit_time
+     * is warned about (the QSS methods of order 2 miss df/dt). */
+    INTEGRATOR_QSS_ENGINE = 1u << 0,
+    /* Has a CVODE BDF block: --linsol klu and band need one rank; the
+     * summary shows CVODE's counters. */
+    INTEGRATOR_BDF = 1u << 1,
+    /* The BDF block holds every state (CVODE alone): the driver resolves
+     * --linsol auto and the SPGMR preconditioner, and names them in the
+     * summary and the output. */
+    INTEGRATOR_BDF_ALL = 1u << 2,
+    /* Assigns each state to a QSS or a BDF block: needs --bdf, --bdf-file or
+     * --assign auto (which no other method takes); --qss-method and
+     * --coupling apply; on several ranks METIS balances the two blocks as
+     * vertex classes, and --assign auto's hops around the discontinuities
+     * are gathered with them. A run whose assignment leaves a block empty
+     * runs the other block's method alone (bdf_alone, or --qss-method). */
+    INTEGRATOR_ASSIGNS = 1u << 3,
+    /* The solver's counters are the same on every rank (one CVODE instance
+     * over all ranks): they are counted once (stats_count_global_once). */
+    INTEGRATOR_GLOBAL_COUNTERS = 1u << 4,
+    /* Every rank handles every discontinuity: rank 0 alone logs /events. */
+    INTEGRATOR_EVENTS_ON_EVERY_RANK = 1u << 5,
+    /* The states that crossing functions read and handlers change (and
+     * their neighbours) are partitioned onto one rank (part_gather.h): the
+     * QSS engine handles discontinuities on one rank. */
+    INTEGRATOR_GATHER_DISCRETE = 1u << 6,
+    /* METIS weighs each state by its row's length (the work of its event). */
+    INTEGRATOR_WEIGHT_BY_ROW = 1u << 7,
+};
+
+typedef struct integrator_def {
+    integrator_id id;
+    const char *name;        /* --method NAME (lower case; matched ignoring case) */
+    const char *description; /* one line (qmol list) */
+    integrate_fn integrate;
+    /* A QSS method: the engine's table of it (qss_engine.h); such a method
+     * may also run the mixed method's QSS block (--qss-method). NULL for the
+     * others. */
+    const struct qss_method *qss;
+    unsigned caps; /* INTEGRATOR_* */
+    /* The doubles a window kept in memory (last_window.h) holds per owned
+     * state: kept_fixed, plus kept_per_entry per entry of the longest row
+     * (checkpoint.c, memory_check.h). */
+    double kept_fixed, kept_per_entry;
+    /* The default METIS pieces per rank (--pieces) of n states on `ranks`
+     * ranks. */
+    int (*pieces_per_rank)(int64_t n, int ranks);
+    /* A method that runs on one rank only: why, and what to use instead on
+     * several; NULL: any number of ranks. */
+    const char *one_rank_why, *one_rank_instead;
+    /* INTEGRATOR_ASSIGNS: the method that runs the states alone when the
+     * assignment gave them all to BDF. */
+    const struct integrator_def *bdf_alone;
+} integrator_def;
+
+/* The entry of an id, or NULL outside [0, METHOD_COUNT). */
+const integrator_def *integrator_by_id(int id);
+/* The entry of a name (case-insensitive), or NULL. */
+const integrator_def *integrator_by_name(const char *name);
+/* The default --method and --qss-method (mliqss2; a QSS method). */
+const integrator_def *integrator_default(void);
+/* The names, space-separated in the registry's order, into buf: all, or
+ * (qss_only) those of the QSS methods (the --qss-method choices). */
+void integrator_names(char *buf, size_t len, int qss_only);
+
+/* Whether d has every capability in caps. */
+static inline int integrator_has(const integrator_def *d, unsigned caps) {
+    return (d->caps & caps) == caps;
+}
+
+/* Whether d is a QSS method (it may run the mixed method's QSS block). */
+static inline int integrator_is_qss(const integrator_def *d) {
+    return d && d->qss != NULL;
+}
+
+#endif

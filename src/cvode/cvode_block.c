@@ -1,0 +1,359 @@
+/* cvode_block.c: creating, advancing and releasing one CVODE-BDF instance.
+ *
+ * One CVODE instance on an NVECTOR_PARALLEL vector: over MPI_COMM_SELF on one
+ * rank, over the halo's communicator on P ranks, each rank holding its owned
+ * states. Set-up that fails on one rank only is agreed on before the next
+ * collective call, so that all ranks return the same rc and message.
+ */
+#include "comm/agree.h"
+#include "core/initial.h"
+#include "cvode/cvode_block.h"
+#include "cvode/cvode_internal.h"
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_parallel.h>
+#include <sundials/sundials_context.h>
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cvk_agree(const cv_run *r, int rc, char *err, size_t errlen) {
+    return r->distributed ? comm_agree(r->comm, rc, err, errlen) : rc;
+}
+
+/* Keeps CVODE's last error (not its warnings) for our one-line message. */
+static void err_handler(int code, const char *module, const char *function, char *msg,
+                        void *user_data) {
+    cv_run *r = user_data;
+    if (code >= 0) return;
+    snprintf(r->cvmsg, sizeof r->cvmsg, "%s/%s: %s", module, function, msg);
+    for (char *c = r->cvmsg; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+}
+
+static int check_options(const model *m, const integrator_options *o, int distributed, char *err,
+                         size_t errlen) {
+    if (!m || !m->problem || !o) {
+        snprintf(err, errlen, "cvode: model and options are required");
+        return -1;
+    }
+    if (m->n < (distributed ? 0 : 1)) {
+        snprintf(err, errlen, "cvode: the model has no states");
+        return -1;
+    }
+    if (!(o->tf > o->t0) || !isfinite(o->t0) || !isfinite(o->tf)) {
+        snprintf(err, errlen, "final time %g must be finite and after the initial time %g", o->tf,
+                 o->t0);
+        return -1;
+    }
+    if (!(o->reltol >= 0.0) || !(o->abstol >= 0.0) || (o->reltol == 0.0 && o->abstol == 0.0)) {
+        snprintf(err, errlen,
+                 "CVODE tolerances reltol=%g, abstol=%g: both must be >= 0, not both 0", o->reltol,
+                 o->abstol);
+        return -1;
+    }
+    if (o->max_order < 0 || o->max_order > 5) {
+        snprintf(err, errlen, "CVODE max order %d outside 1..5 (0: default 5)", o->max_order);
+        return -1;
+    }
+    if (o->linsol != LINSOL_KLU && o->linsol != LINSOL_BAND && o->linsol != LINSOL_SPGMR &&
+        o->linsol != LINSOL_AUTO) {
+        snprintf(err, errlen, "unknown CVODE linear solver %d (KLU, band, SPGMR or auto)",
+                 (int)o->linsol);
+        return -1;
+    }
+    if (distributed && (o->linsol == LINSOL_KLU || o->linsol == LINSOL_BAND)) {
+        snprintf(err, errlen,
+                 "CVODE linear solver %s: needs all states on one rank; on several ranks use "
+                 "SPGMR (block-Jacobi KLU preconditioner)",
+                 linsol_name(o->linsol));
+        return -1;
+    }
+    if (o->halo && (o->halo->n_owned != m->n || o->halo->n_owned + o->halo->n_ghost != m->n_cols)) {
+        snprintf(err, errlen,
+                 "cvode: the halo plan (%d owned, %d ghosts) does not match "
+                 "the model (%d rows, %d columns)",
+                 (int)o->halo->n_owned, (int)o->halo->n_ghost, (int)m->n, (int)m->n_cols);
+        return -1;
+    }
+    return 0;
+}
+
+/* Local set-up: buffers, vectors, the linear solver and its preconditioner
+ * (no communication, so a failure here can be agreed on afterwards). */
+static int create_local(cvode_block *b, linsol_id which, char *err, size_t errlen) {
+    cv_run *r = &b->r;
+    const model *m = r->m;
+    const qmol_problem *p = r->p;
+    const integrator_options *o = &b->o;
+    if (cvr_alloc(r)) {
+        snprintf(err, errlen, "out of memory for CVODE row buffers (n=%d, nnz=%lld)", (int)m->n,
+                 (long long)m->nnz);
+        return -1;
+    }
+    if (SUNContext_Create(&r->comm, &b->sunctx) != 0 || !b->sunctx) {
+        snprintf(err, errlen, "SUNContext_Create failed");
+        return -1;
+    }
+    sunindextype global = (sunindextype)r->n_global;
+    b->y = N_VNew_Parallel(r->comm, (sunindextype)m->n, global, b->sunctx);
+    if (b->y) b->yk = N_VClone(b->y);
+    if (!b->y || !b->yk) {
+        snprintf(err, errlen, "failed to create the CVODE parallel vectors (n=%d)", (int)m->n);
+        return -1;
+    }
+    double *x = N_VGetArrayPointer(b->y); /* NULL when this rank holds no state */
+    for (int32_t j = 0; j < m->n; j++)
+        x[j] = initial_value(o->start, p, model_gid(m, j));
+    if (p->abstol_scale) { /* per-state absolute tolerances, as the QSS quanta */
+        b->atol = N_VClone(b->y);
+        if (!b->atol) {
+            snprintf(err, errlen, "out of memory for the CVODE tolerance vector");
+            return -1;
+        }
+        double *a = N_VGetArrayPointer(b->atol);
+        for (int32_t j = 0; j < m->n; j++)
+            a[j] = o->abstol * p->abstol_scale(p->data, model_gid(m, j));
+    }
+    return cvl_create(r, which, b->y, b->sunctx, &b->A, &b->LS, err, errlen);
+}
+
+/* The CVODE instance (local work). */
+static int create_cvode(cvode_block *b, char *err, size_t errlen) {
+    cv_run *r = &b->r;
+    b->mem = CVodeCreate(CV_BDF, b->sunctx);
+    if (!b->mem) {
+        snprintf(err, errlen, "CVodeCreate failed (out of memory?)");
+        return -1;
+    }
+    int flag = CVodeSetErrHandlerFn(b->mem, err_handler, r);
+    if (cvl_check(flag, "CVodeSetErrHandlerFn", r, err, errlen)) return -1;
+    flag = CVodeInit(b->mem, cvr_rhs, b->o.t0, b->y);
+    if (cvl_check(flag, "CVodeInit", r, err, errlen)) return -1;
+    flag = CVodeSetUserData(b->mem, r);
+    return cvl_check(flag, "CVodeSetUserData", r, err, errlen);
+}
+
+/* Tolerances, options and the linear solver (collective: the check of the
+ * tolerance vector takes a global minimum). */
+static int configure_cvode(cvode_block *b, linsol_id which, char *err, size_t errlen) {
+    cv_run *r = &b->r;
+    const integrator_options *o = &b->o;
+    void *mem = b->mem;
+    int flag;
+    if (b->atol) {
+        flag = CVodeSVtolerances(mem, o->reltol, b->atol);
+        if (cvl_check(flag, "CVodeSVtolerances", r, err, errlen)) return -1;
+    } else {
+        flag = CVodeSStolerances(mem, o->reltol, o->abstol);
+        if (cvl_check(flag, "CVodeSStolerances", r, err, errlen)) return -1;
+    }
+    flag = CVodeSetMaxOrd(mem, o->max_order ? o->max_order : 5);
+    if (cvl_check(flag, "CVodeSetMaxOrd", r, err, errlen)) return -1;
+    flag = CVodeSetMaxNumSteps(mem, CV_MAX_STEPS);
+    if (cvl_check(flag, "CVodeSetMaxNumSteps", r, err, errlen)) return -1;
+    flag = CVodeSetStopTime(mem, o->tf);
+    if (cvl_check(flag, "CVodeSetStopTime", r, err, errlen)) return -1;
+    return cvl_attach(r, mem, which, b->A, b->LS, err, errlen);
+}
+
+void cvode_block_close(cvode_block *b) {
+    if (!b) return;
+    cv_run *r = &b->r;
+    CVodeFree(&b->mem);
+    if (b->LS) SUNLinSolFree(b->LS);
+    if (b->A) SUNMatDestroy(b->A);
+    if (b->atol) N_VDestroy(b->atol);
+    if (b->yk) N_VDestroy(b->yk);
+    if (b->y) N_VDestroy(b->y);
+    cvb_free(r);
+    if (b->sunctx) SUNContext_Free(&b->sunctx);
+    free(r->vals);
+    free(r->xloc);
+    free(r->vloc);
+    free(r->jval);
+    free(r->sp_ptr);
+    free(r->sp_col);
+    free(r->sp_pos);
+    free(r->sp_diag);
+    free(r->pinv);
+    free(b);
+}
+
+cvode_block *cvode_block_open(const model *m, const integrator_options *o,
+                              const cvode_inputs *inputs, char *err, size_t errlen) {
+    if (errlen) err[0] = '\0';
+    cvode_block *b = calloc(1, sizeof *b);
+    halo_plan *halo = o ? o->halo : NULL;
+    int shared = inputs && inputs->n_global > 0; /* distributed without a halo */
+    MPI_Comm comm = shared ? inputs->comm : halo ? halo->comm : MPI_COMM_SELF;
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    int distributed = size > 1;
+    int rc = b ? check_options(m, o, distributed, err, errlen) : -1;
+    if (!b) snprintf(err, errlen, "out of memory for the CVODE block");
+    if (b) {
+        b->r.halo = shared ? NULL : halo;
+        b->r.comm = comm;
+        b->r.distributed = distributed;
+        b->r.n_global = shared ? inputs->n_global : halo ? halo->n_global : m ? m->n : 0;
+    }
+    linsol_id which = LINSOL_AUTO;
+    if (rc == 0) {
+        cv_run *r = &b->r;
+        b->o = *o;
+        r->m = m;
+        r->p = m->problem;
+        r->first_input = inputs ? inputs->first : m->n_cols;
+        r->inputs = inputs ? inputs->values : NULL;
+        r->inputs_ctx = inputs ? inputs->ctx : NULL;
+        r->analytic_jac = o->use_jacobian && r->p->jac != NULL;
+        r->block_jacobi = precond_resolve(o->precond, r->distributed) == PRECOND_BLOCK;
+        which = o->linsol != LINSOL_AUTO ? o->linsol
+                : r->distributed         ? LINSOL_SPGMR
+                                         : cvode_choose_linsol(m, NULL);
+        rc = create_local(b, which, err, errlen);
+    }
+    /* every rank reaches the collective set-up, or none does */
+    if (distributed) rc = comm_agree(comm, rc, err, errlen);
+    if (rc == 0) rc = cvk_agree(&b->r, create_cvode(b, err, errlen), err, errlen);
+    if (rc == 0) rc = cvk_agree(&b->r, configure_cvode(b, which, err, errlen), err, errlen);
+    if (rc != 0) {
+        cvode_block_close(b);
+        return NULL;
+    }
+    return b;
+}
+
+int cvode_block_advance(cvode_block *b, double T, char *err, size_t errlen) {
+    cv_run *r = &b->r;
+    int flag = CVodeSetStopTime(b->mem, T);
+    double tret = T;
+    if (flag >= 0) flag = CVode(b->mem, T, b->y, &tret, CV_NORMAL);
+    if (flag < 0) {
+        char name[64];
+        cvl_flag_name(flag, name, sizeof name);
+        snprintf(err, errlen, "CVODE failed at t=%.17g on its way to %.17g: %s%s%s%s%s", tret, T,
+                 name, r->cvmsg[0] ? ": " : "", r->cvmsg, r->cbmsg[0] ? ": " : "", r->cbmsg);
+        return -1;
+    }
+    return 0;
+}
+
+int cvode_block_dky(cvode_block *b, double t, int k, double *out, char *err, size_t errlen) {
+    int order = 0;
+    if (CVodeGetLastOrder(b->mem, &order) >= 0 && k > order) { /* the polynomial's is 0 */
+        if (b->r.m->n > 0) memset(out, 0, (size_t)b->r.m->n * sizeof *out);
+        return 0;
+    }
+    int flag = CVodeGetDky(b->mem, t, k, b->yk);
+    if (flag < 0) {
+        char name[64];
+        cvl_flag_name(flag, name, sizeof name);
+        snprintf(err, errlen, "CVodeGetDky(t=%.17g, k=%d) failed: %s%s%s", t, k, name,
+                 b->r.cvmsg[0] ? ": " : "", b->r.cvmsg);
+        return -1;
+    }
+    if (b->r.m->n > 0) memcpy(out, N_VGetArrayPointer(b->yk), (size_t)b->r.m->n * sizeof *out);
+    return 0;
+}
+
+/* CVODE's counters since its last (re)start, and the field of qmol_stats
+ * each adds to (SUNDIALS' names: stats.h). */
+static const struct {
+    int (*get)(void *mem, long *value);
+    size_t field;
+} cv_counters[CV_NCOUNTERS] = {
+    {CVodeGetNumSteps, offsetof(qmol_stats, nst)},
+    {CVodeGetNumRhsEvals, offsetof(qmol_stats, nfe)},
+    {CVodeGetNumLinRhsEvals, offsetof(qmol_stats, nfeLS)},
+    {CVodeGetNumNonlinSolvIters, offsetof(qmol_stats, nni)},
+    {CVodeGetNumNonlinSolvConvFails, offsetof(qmol_stats, ncfn)},
+    {CVodeGetNumErrTestFails, offsetof(qmol_stats, netf)},
+    {CVodeGetNumLinSolvSetups, offsetof(qmol_stats, nsetups)},
+    {CVodeGetNumLinIters, offsetof(qmol_stats, nli)},
+    {CVodeGetNumLinConvFails, offsetof(qmol_stats, ncfl)},
+    {CVodeGetNumPrecEvals, offsetof(qmol_stats, npe)},
+    {CVodeGetNumPrecSolves, offsetof(qmol_stats, nps)},
+    {CVodeGetNumJtimesEvals, offsetof(qmol_stats, njvevals)},
+};
+
+static int counters(void *mem, long v[CV_NCOUNTERS]) {
+    int flag = 0;
+    for (int k = 0; k < CV_NCOUNTERS && flag >= 0; k++)
+        flag = cv_counters[k].get(mem, &v[k]);
+    return flag;
+}
+
+int cvode_block_reinit(cvode_block *b, double t, char *err, size_t errlen) {
+    long v[CV_NCOUNTERS];
+    int flag = counters(b->mem, v);
+    if (flag < 0) return cvl_check(flag, "a CVodeGetNum* statistics call", &b->r, err, errlen);
+    for (int k = 0; k < CV_NCOUNTERS; k++)
+        b->before_restart[k] += v[k];
+    flag = CVodeReInit(b->mem, t, b->y);
+    if (flag < 0) return cvl_check(flag, "CVodeReInit", &b->r, err, errlen);
+    return 0;
+}
+
+void *cvode_block_mem(cvode_block *b) {
+    return b->mem;
+}
+
+const double *cvode_block_state(const cvode_block *b) {
+    return N_VGetArrayPointer(b->y);
+}
+
+double cvode_block_next_step(const cvode_block *b) {
+    double h = 0.0;
+    if (CVodeGetCurrentStep(b->mem, &h) < 0) return 0.0;
+    return h;
+}
+
+const double *cvode_block_jacobian(const cvode_block *b) {
+    return b->r.jval_ready ? b->r.jval : NULL;
+}
+
+int cvode_block_eval_jacobian(cvode_block *b, double t, const double *y) {
+    cv_run *r = &b->r;
+    double *x = N_VGetArrayPointer(b->yk);
+    if (r->m->n > 0) memcpy(x, y, (size_t)r->m->n * sizeof *x);
+    N_Vector f = N_VClone(b->yk);
+    if (!f) return -1;
+    int rc = cvr_rhs(t, b->yk, f, r);
+    if (rc == 0) rc = cvr_jacobian(r, t, b->yk, f);
+    N_VDestroy(f);
+    return rc ? -1 : 0;
+}
+
+int cvode_block_add_stats(cvode_block *b, qmol_stats *stats, int steps_are_events, char *err,
+                          size_t errlen) {
+    const cv_run *r = &b->r;
+    void *mem = b->mem;
+    long v[CV_NCOUNTERS];
+    int flag = counters(mem, v);
+    if (flag < 0) return cvl_check(flag, "a CVodeGetNum* statistics call", r, err, errlen);
+    if (!stats) return 0;
+    /* CVODE's counters are global (the same on every rank); the row
+     * evaluations are this rank's, so they add up over ranks */
+    for (int k = 0; k < CV_NCOUNTERS; k++)
+        *(uint64_t *)((char *)stats + cv_counters[k].field) +=
+            (uint64_t)(v[k] + b->before_restart[k]);
+    if (steps_are_events) stats->events += (uint64_t)(v[0] + b->before_restart[0]);
+    stats->nje += r->jac_evals;
+    stats->row_evals += (uint64_t)r->m->n * r->rhs_calls + r->fd_evals;
+    stats->jac_rows += r->jac_rows;
+    const halo_plan *h = r->halo;
+    if (h) { /* each exchange sends the same lists */
+        uint64_t dests = 0;
+        for (int d = 0; d < h->ndests; d++)
+            dests += h->send_ptr[d + 1] > h->send_ptr[d];
+        stats->messages += r->exchanges * dests;
+        stats->bytes_sent += r->exchanges * (uint64_t)h->send_ptr[h->ndests] * sizeof(double);
+        stats->wall_exchange += r->wall_exchange;
+    }
+    return 0;
+}

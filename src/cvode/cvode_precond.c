@@ -1,0 +1,104 @@
+/* cvode_precond.c: the SPGMR preconditioners, left-applied to I - gamma J.
+ *
+ * Jacobi: 1 / (1 - gamma J_jj) per row. Block-Jacobi: each rank factors the
+ * diagonal blocks of its owned rows (runs of at most CV_BLOCK_ROWS; ghost
+ * columns and columns of other runs dropped) of I - gamma J with KLU and
+ * solves with them. It works on any partition; the coupling between blocks
+ * and ranks is left to the Krylov iteration. Both are refreshed from the
+ * stored Jacobian rows, which are re-evaluated only when CVODE says they are
+ * stale (jok).
+ */
+#include "cvode/cvode_internal.h"
+
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <string.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+
+int cvb_create(cv_run *r, SUNContext sunctx) {
+    sunindextype n = r->m->n;
+    if (n == 0) return 0; /* a rank without states of a distributed block */
+    r->bj_A = SUNSparseMatrix(n, n, (sunindextype)r->sp_nnz, CSR_MAT, sunctx);
+    /* KLU works on the local arrays: serial vectors that wrap them per solve */
+    r->bj_x = N_VNewEmpty_Serial(n, sunctx);
+    r->bj_b = N_VNewEmpty_Serial(n, sunctx);
+    if (!r->bj_A || !r->bj_x || !r->bj_b) return -1;
+    memcpy(SUNSparseMatrix_IndexPointers(r->bj_A), r->sp_ptr, ((size_t)n + 1) * sizeof *r->sp_ptr);
+    memcpy(SUNSparseMatrix_IndexValues(r->bj_A), r->sp_col, (size_t)r->sp_nnz * sizeof *r->sp_col);
+    r->bj_LS = SUNLinSol_KLU(r->bj_x, r->bj_A, sunctx);
+    return r->bj_LS ? 0 : -1;
+}
+
+void cvb_free(cv_run *r) {
+    if (r->bj_LS) SUNLinSolFree(r->bj_LS);
+    if (r->bj_A) SUNMatDestroy(r->bj_A);
+    if (r->bj_x) N_VDestroy(r->bj_x);
+    if (r->bj_b) N_VDestroy(r->bj_b);
+    r->bj_LS = NULL;
+    r->bj_A = NULL;
+    r->bj_x = r->bj_b = NULL;
+}
+
+static int jacobi_setup(cv_run *r, double gamma) {
+    const model *m = r->m;
+    int bad = 0;
+    for (int32_t j = 0; j < m->n && !bad; j++) {
+        double jjj = m->diag_entry[j] >= 0 ? r->jval[m->diag_entry[j]] : 0.0;
+        double d = 1.0 - gamma * jjj;
+        bad = d == 0.0 || !isfinite(d);
+        r->pinv[j] = 1.0 / d;
+    }
+    return cvr_agree(r, bad); /* 1: recoverable, CVODE cuts the step */
+}
+
+/* I - gamma J on the blocks, factored (KLU refactors on the pattern it
+ * analysed at the first setup). */
+static int block_setup(cv_run *r, double gamma) {
+    const model *m = r->m;
+    if (!r->bj_LS) return cvr_agree(r, 0); /* no states here */
+    double *a = SUNSparseMatrix_Data(r->bj_A);
+    memset(a, 0, (size_t)r->sp_nnz * sizeof *a);
+    for (int64_t e = 0; e < m->nnz; e++)
+        if (r->sp_pos[e] >= 0) a[r->sp_pos[e]] = -gamma * r->jval[e];
+    for (int32_t j = 0; j < m->n; j++)
+        a[r->sp_diag[j]] += 1.0;
+    int rc = 0;
+    for (int64_t k = 0; k < r->sp_nnz && !rc; k++)
+        rc = !isfinite(a[k]);
+    if (!rc) rc = SUNLinSolSetup(r->bj_LS, r->bj_A); /* > 0: singular, recoverable */
+    return cvr_agree(r, rc > 0 ? 1 : rc < 0 ? -1 : 0);
+}
+
+int cvpre_setup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
+                sunrealtype gamma, void *user_data) {
+    cv_run *r = user_data;
+    if (!jok || !r->jval_ready) {
+        int rc = cvr_jacobian(r, t, y, fy);
+        if (rc) return rc;
+        *jcur = SUNTRUE;
+    } else {
+        *jcur = SUNFALSE;
+    }
+    return r->block_jacobi ? block_setup(r, gamma) : jacobi_setup(r, gamma);
+}
+
+int cvpre_solve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector rv, N_Vector z, sunrealtype gamma,
+                sunrealtype delta, int lr, void *user_data) {
+    (void)t, (void)y, (void)fy, (void)gamma, (void)delta, (void)lr;
+    cv_run *r = user_data;
+    double *in = N_VGetArrayPointer(rv);
+    double *out = N_VGetArrayPointer(z);
+    if (!r->block_jacobi) {
+        for (int32_t j = 0; j < r->m->n; j++)
+            out[j] = in[j] * r->pinv[j];
+        return 0;
+    }
+    int rc = 0;
+    if (r->bj_LS) {
+        N_VSetArrayPointer(in, r->bj_b);
+        N_VSetArrayPointer(out, r->bj_x);
+        rc = SUNLinSolSolve(r->bj_LS, r->bj_A, r->bj_x, r->bj_b, 0.0);
+    }
+    return cvr_agree(r, rc > 0 ? 1 : rc < 0 ? -1 : 0);
+}

@@ -1,0 +1,281 @@
+/* assign.c: the per-state QSS/BDF assignment of a mixed run (assign.h). */
+#include "mixed/assign.h"
+
+#include "core/discontinuities.h"
+#include "comm/halo.h"
+#include "core/state_rule.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a rule (state_rule.h) ------------------------------------------------ */
+
+int assign_rule_check(const char *rule, char *err, size_t errlen) {
+    state_rule r;
+    return state_rule_parse(rule, NULL, &r, err, errlen);
+}
+
+static int apply_rule(const model *m, const char *rule, unsigned char *method, char *err,
+                      size_t errlen) {
+    state_rule r;
+    char why[256];
+    if (state_rule_parse(rule, m->problem, &r, why, sizeof why)) {
+        snprintf(err, errlen, "--bdf \"%s\": %s", rule, why);
+        return -1;
+    }
+    for (int32_t j = 0; j < m->n; j++)
+        if (state_rule_match(&r, m->problem, model_gid(m, j))) method[j] = ASSIGN_BDF;
+    return 0;
+}
+
+/* ---- a file of state ids ------------------------------------------------- */
+
+static int apply_file(const model *m, const char *path, unsigned char *method, char *err,
+                      size_t errlen) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "--bdf-file %s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    int64_t n = m->problem->n, count = 0;
+    char line[512];
+    int lineno = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            snprintf(err, errlen, "--bdf-file %s:%d: line longer than %d characters", path, lineno,
+                     (int)sizeof line - 2);
+            rc = -1;
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char *s = line;
+        for (;;) {
+            while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == ',')
+                s++;
+            if (!*s) break;
+            char *end;
+            errno = 0;
+            long long g = strtoll(s, &end, 10);
+            if (end == s || errno || (*end && !strchr(" \t\r\n,", *end))) {
+                int len = (int)strcspn(s, " \t\r\n,");
+                snprintf(err, errlen,
+                         "--bdf-file %s:%d: \"%.*s\" is not a state id (whole numbers in "
+                         "0..%lld, separated by spaces, commas or lines; # starts a comment)",
+                         path, lineno, len < 40 ? len : 40, s, (long long)n - 1);
+                rc = -1;
+                break;
+            }
+            if (g < 0 || g >= n) {
+                snprintf(err, errlen, "--bdf-file %s:%d: state id %lld outside 0..%lld", path,
+                         lineno, g, (long long)n - 1);
+                rc = -1;
+                break;
+            }
+            int32_t j = model_row_of(m, g);
+            if (j >= 0) method[j] = ASSIGN_BDF;
+            count++;
+            s = end;
+        }
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "--bdf-file %s: read error", path);
+        rc = -1;
+    }
+    fclose(f);
+    if (rc == 0 && count == 0) {
+        snprintf(err, errlen, "--bdf-file %s: no state ids in the file", path);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* ---- automatic: off-diagonal stiffness ----------------------------------- */
+
+/* Row j's off-diagonal rate at (t0, x0): analytic Jacobian, or differences
+ * (listed: model_rhs's scratch). */
+static double offdiag_rate(const model *m, int32_t j, double t0, double *vals, double *dfdv,
+                           double *listed) {
+    const qmol_problem *p = m->problem;
+    int64_t start = m->row_ptr[j], len = m->row_ptr[j + 1] - start;
+    for (int64_t k = 0; k < len; k++)
+        vals[k] = p->x0(p->data, model_gid(m, m->row_col[start + k]));
+    if (p->jac) {
+        model_jac(m, j, t0, vals, dfdv, listed);
+    } else {
+        double f0 = model_rhs(m, j, t0, vals, listed);
+        for (int64_t k = 0; k < len; k++) {
+            double v = vals[k], h = sqrt(DBL_EPSILON) * fmax(fabs(v), 1.0);
+            vals[k] = v + h;
+            dfdv[k] = (model_rhs(m, j, t0, vals, listed) - f0) / (vals[k] - v);
+            vals[k] = v;
+        }
+    }
+    double rate = 0.0;
+    for (int64_t k = 0; k < len; k++)
+        if (start + k != m->diag_entry[j]) rate += fabs(dfdv[k]);
+    return rate;
+}
+
+static int apply_auto(const model *m, const assign_options *a, unsigned char *method, char *err,
+                      size_t errlen) {
+    double threshold = a->threshold > 0.0 ? a->threshold : ASSIGN_STIFF_THRESHOLD;
+    double span = a->tf - a->t0;
+    double *vals = malloc(((size_t)m->max_row + 1) * sizeof *vals);
+    double *dfdv = malloc(((size_t)m->max_row + 1) * sizeof *dfdv);
+    double *listed = malloc((model_scratch_size(m) + 1) * sizeof *listed);
+    if (!vals || !dfdv || !listed) {
+        free(vals), free(dfdv), free(listed);
+        snprintf(err, errlen, "--assign auto: out of memory");
+        return -1;
+    }
+    for (int32_t j = 0; j < m->n; j++)
+        if (offdiag_rate(m, j, a->t0, vals, dfdv, listed) * span > threshold)
+            method[j] = ASSIGN_BDF;
+    free(vals), free(dfdv), free(listed);
+    return 0;
+}
+
+/* ---- discontinuities ---------------------------------------------------- */
+
+/* Crossing inputs must be QSS states (the QSS block finds the zeros along q).
+ * auto: they, the affected states and their dependents up to `depth` hops
+ * go there (the thesis's rule; the public QSS Solver bounds it the same way,
+ * BDFPartitionDepth); manual: a crossing input on BDF is an error. */
+/* One search from the seeds (ascending level) over the dependents, level by
+ * level up to `depth`: a state is reached at most once per call, at the
+ * lowest level it can get (cur and next: n_cols each). */
+static void spread_round(const model *m, int depth, int32_t *level, const int32_t *seeds,
+                         int32_t nseeds, int32_t *cur, int32_t *next) {
+    int32_t si = 0, ncur = 0;
+    for (int32_t lev = nseeds ? level[seeds[0]] : depth; lev < depth; lev++) {
+        while (si < nseeds && level[seeds[si]] == lev)
+            cur[ncur++] = seeds[si++];
+        int32_t nnext = 0;
+        for (int32_t q = 0; q < ncur; q++) {
+            int32_t s = cur[q];
+            for (int64_t d = m->dep_ptr[s]; d < m->dep_ptr[s + 1]; d++) {
+                int32_t j = m->dep_row[d];
+                if (level[j] < 0 || level[j] > lev + 1) level[j] = lev + 1, next[nnext++] = j;
+            }
+        }
+        memcpy(cur, next, (size_t)nnext * sizeof *cur);
+        ncur = nnext;
+        if (!ncur && si == nseeds) break;
+    }
+}
+
+/* level[k] = hops from the nearest seed (level 0) over the dependents, up to
+ * `depth`, else -1. On several ranks the levels of the states other ranks
+ * read are exchanged (as doubles, over the layout's n_cols) and the search
+ * goes on from the improved ghosts until no rank changes (collective). */
+static void spread_levels(const model *m, halo_plan *halo, int depth, int32_t *level,
+                          int32_t *seeds, int32_t nseeds, int32_t *cur, int32_t *next,
+                          double *hops) {
+    for (;;) {
+        spread_round(m, depth, level, seeds, nseeds, cur, next);
+        if (!halo) return;
+        for (int32_t j = 0; j < m->n_cols; j++)
+            hops[j] = level[j];
+        halo_exchange(halo, hops);
+        nseeds = 0; /* improved ghosts, by level (counting sort) */
+        for (int32_t lev = 0; lev <= depth; lev++)
+            for (int32_t g = m->n; g < m->n_cols; g++)
+                if ((int32_t)hops[g] == lev && (level[g] < 0 || lev < level[g]))
+                    level[g] = lev, seeds[nseeds++] = g;
+        int more = nseeds > 0;
+        MPI_Allreduce(MPI_IN_PLACE, &more, 1, MPI_INT, MPI_MAX, halo->comm);
+        if (!more) return;
+    }
+}
+
+static int apply_discontinuities(const model *m, halo_plan *halo, int automatic, int depth,
+                                 unsigned char *method, char *err, size_t errlen) {
+    const qmol_problem *p = m->problem;
+    int64_t *ids = NULL;
+    int cap = 0, rc = 0;
+    for (int64_t c = 0; rc == 0 && c < p->n_crossings; c++) {
+        int len = p->crossing_size(p->data, c);
+        if (len > cap) {
+            int64_t *grown = realloc(ids, (size_t)len * sizeof *ids);
+            if (!grown) {
+                snprintf(err, errlen, "out of memory reading the crossing functions");
+                rc = -1;
+                break;
+            }
+            ids = grown;
+            cap = len;
+        }
+        if (len > 0) p->crossing_row(p->data, c, ids);
+        for (int k = 0; k < len; k++) {
+            int32_t j = model_row_of(m, ids[k]);
+            if (j < 0 || method[j] == ASSIGN_QSS) continue;
+            if (automatic) {
+                method[j] = ASSIGN_QSS;
+            } else {
+                snprintf(err, errlen,
+                         "state %lld is read by crossing function %lld and was assigned to BDF: "
+                         "crossings are found by the QSS block, so their states must be QSS "
+                         "(or use --assign auto)",
+                         (long long)ids[k], (long long)c);
+                rc = -1;
+                break;
+            }
+        }
+    }
+    free(ids);
+    if (rc || !automatic) return rc;
+    /* seeds: the crossing inputs (QSS by now) and the affected states, then
+     * their dependents up to `depth` hops, breadth first */
+    size_t nl = (size_t)m->n_cols + 1;
+    int32_t *level = malloc(nl * sizeof *level), *queue = malloc(nl * sizeof *queue);
+    int32_t *cur = malloc(nl * sizeof *cur), *next = malloc(nl * sizeof *next);
+    int64_t count;
+    int64_t *seeds = discrete_states(p, INT64_MAX, &count);
+    double *hops = halo ? malloc(nl * sizeof *hops) : NULL;
+    if (!level || !queue || !cur || !next || count == -2 || (halo && !hops)) {
+        free(level), free(queue), free(cur), free(next), free(seeds), free(hops);
+        snprintf(err, errlen, "out of memory for the discontinuity rule");
+        return -1;
+    }
+    int32_t len = 0;
+    for (int32_t j = 0; j < m->n_cols; j++)
+        level[j] = -1;
+    for (int64_t k = 0; k < count; k++) { /* distinct: each owned one queued once */
+        int32_t j = model_row_of(m, seeds[k]);
+        if (j >= 0) level[j] = 0, queue[len++] = j;
+    }
+    spread_levels(m, halo, depth, level, queue, len, cur, next, hops);
+    for (int32_t j = 0; j < m->n; j++)
+        if (level[j] >= 0) method[j] = ASSIGN_QSS;
+    free(level), free(queue), free(cur), free(next), free(seeds), free(hops);
+    return 0;
+}
+
+int assign_check_split(const int64_t count[2], char *err, size_t errlen) {
+    if (count[0] > 0 && count[1] > 0) return 0;
+    snprintf(err, errlen,
+             "--method mixed: all %lld states went to %s (--bdf, --bdf-file or --assign auto must "
+             "give each block at least one state; use --method %s for a pure run)",
+             (long long)(count[0] + count[1]), count[0] ? "QSS" : "BDF",
+             count[0] ? "mliqss2" : "cvode");
+    return -1;
+}
+
+int assign_states(const model *m, halo_plan *halo, const assign_options *a, unsigned char *method,
+                  char *err, size_t errlen) {
+    memset(method, ASSIGN_QSS, (size_t)m->n);
+    if (a->bdf_rule && apply_rule(m, a->bdf_rule, method, err, errlen)) return -1;
+    if (a->bdf_file && apply_file(m, a->bdf_file, method, err, errlen)) return -1;
+    if (a->automatic && apply_auto(m, a, method, err, errlen)) return -1;
+    if (m->problem->n_crossings > 0 || m->problem->n_affected > 0)
+        return apply_discontinuities(m, halo, a->automatic,
+                                     a->depth > 0 ? a->depth : (a->depth < 0 ? 0 : ASSIGN_DEPTH),
+                                     method, err, errlen);
+    return 0;
+}

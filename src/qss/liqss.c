@@ -1,0 +1,121 @@
+/* liqss.c: LIQSS1 and the improved LIQSS2 (see liqss.h). */
+#include "qss/liqss.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+double liqss_diag(const qss_engine *e, int32_t i) {
+    int64_t pos = e->m->diag_entry[i];
+    if (pos < 0) return 0.0;
+    double a = e->entry ? e->entry[pos] : e->diag[i];
+    return (e->order >= 2 && a > 0.0) ? 0.0 : a;
+}
+
+double liqss1_choose(const qss_engine *e, int32_t i, double t) {
+    double x = e->xc[0][i], dx = e->xc[1][i], dq = e->dq[i];
+    if (dx == 0.0) return x;
+    double a = liqss_diag(e, i);
+    double u = dx - a * eng_q_at(e, i, t);
+    double sgn = dx > 0.0 ? 1.0 : -1.0;
+    double dx_ahead = a * (x + sgn * dq) + u;
+    if (dx * dx_ahead > 0.0 || a == 0.0) return x + sgn * dq;
+    double q = -u / a; /* equilibrium of the scalar linear model (Eq. 3.24) */
+    if (q > x + dq) q = x + dq;
+    if (q < x - dq) q = x - dq;
+    return q;
+}
+
+double liqss2_choose(const qss_engine *e, int32_t i, double t, double *q, double *qdot) {
+    double x = e->xc[0][i], dx = e->xc[1][i], ddx = 2.0 * e->xc[2][i], dq = e->dq[i];
+    double a = liqss_diag(e, i);
+    double u = dx - a * eng_q_at(e, i, t);
+    double du = ddx - a * eng_qdot_at(e, i, t);
+    double ddx_lin = a * a * x + a * u + du;
+    if (a < 0.0 && fabs(ddx_lin) <= a * a * dq) {
+        *q = -u / a - du / (a * a);
+        *qdot = -du / a;
+        return INFINITY;
+    }
+    if (ddx_lin == 0.0) { /* a == 0 and x is a straight line: follow it */
+        *q = x;
+        *qdot = dx;
+        return INFINITY;
+    }
+    double s = ddx_lin > 0.0 ? 1.0 : -1.0;
+    double c = fabs(ddx_lin) / dq - a * a;
+    double h = (-a + sqrt(a * a + 2.0 * c)) / c;
+    *q = x - s * dq;
+    *qdot = a * (*q) + u + 2.0 * s * dq / h;
+    return h;
+}
+
+void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old) {
+    const model *m = e->m;
+    double dqi = eng_q_at(e, i, t) - q_old;
+    int secant = !e->analytic_jac && dqi != 0.0;
+    for (int64_t p = m->dep_ptr[i]; p < m->dep_ptr[i + 1]; p++) {
+        int32_t j = m->dep_row[p];
+        eng_advance_x(e, j, t);
+        double before = e->xc[1][j];
+        eng_eval_derivs(e, j, t);
+        eng_schedule_liqss(e, j, t);
+        if (secant) {
+            double est = (e->xc[1][j] - before) / dqi;
+            if (e->entry)
+                e->entry[m->dep_entry[p]] = est; /* j == i: the diagonal entry */
+            else if (j == i)
+                e->diag[i] = est;
+        }
+    }
+    if (!eng_reads_self(e, i)) eng_schedule_liqss(e, i, t);
+}
+
+int liqss_setup(qss_engine *e, int all_entries) {
+    if (!all_entries) {
+        e->diag = calloc((size_t)e->n, sizeof *e->diag);
+        if (!e->diag) return -1;
+    }
+    if (all_entries) {
+        e->entry = calloc((size_t)(e->m->nnz ? e->m->nnz : 1), sizeof *e->entry);
+        if (!e->entry) return -1;
+    }
+    double t0 = e->o->t0;
+    for (int32_t j = 0; j < e->n; j++) {
+        if (e->analytic_jac) eng_eval_jac_row(e, j, t0);
+        eng_schedule_liqss(e, j, t0);
+    }
+    return 0;
+}
+
+static int liqss_init(qss_engine *e) {
+    return liqss_setup(e, 0);
+}
+
+static void liqss1_event(qss_engine *e, int32_t i, double t) {
+    eng_advance_x(e, i, t);
+    eng_update_quantum(e, i);
+    double q_old = eng_q_at(e, i, t);
+    if (e->analytic_jac) eng_eval_jac_row(e, i, t);
+    eng_set_q(e, i, t, liqss1_choose(e, i, t), 0.0, 0.0);
+    liqss_propagate(e, i, t, q_old);
+}
+
+static void liqss2_event(qss_engine *e, int32_t i, double t) {
+    eng_advance_x(e, i, t);
+    eng_update_quantum(e, i);
+    double q_old = eng_q_at(e, i, t), q, qdot;
+    liqss2_choose(e, i, t, &q, &qdot);
+    eng_set_q(e, i, t, q, qdot, 0.0);
+    liqss_propagate(e, i, t, q_old);
+}
+
+void liqss_input_changed(qss_engine *e, int32_t j, double t) {
+    eng_advance_x(e, j, t);
+    eng_eval_derivs(e, j, t);
+    eng_schedule_liqss(e, j, t);
+}
+
+const qss_method liqss1_method = {"liqss1", 1,   liqss_init, liqss1_event, liqss_input_changed,
+                                  NULL,     NULL};
+const qss_method liqss2_method = {"liqss2", 2,   liqss_init, liqss2_event, liqss_input_changed,
+                                  NULL,     NULL};

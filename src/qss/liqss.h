@@ -1,0 +1,31 @@
+/* liqss.h: the linearly implicit single-state steps shared by LIQSS1/2 and
+ * mLIQSS1/2 (thesis Algorithms 3.3 and 5.1, ALGORITHMS.md 2.3-2.4). */
+#ifndef QMOL_LIQSS_H
+#define QMOL_LIQSS_H
+
+#include "qss/qss_engine.h"
+
+/* The new q_i (first order) from x_i at t, its derivative and A_ii. */
+double liqss1_choose(const qss_engine *e, int32_t i, double t);
+
+/* The new q_i and slope (improved LIQSS2, closed form of Eq. 5.1) from x_i at
+ * t and the current q_i; returns the step h (INFINITY at equilibrium). */
+double liqss2_choose(const qss_engine *e, int32_t i, double t, double *q, double *qdot);
+
+/* Diagonal Jacobian estimate used by the choice (0 when f_i does not read x_i;
+ * LIQSS2 clamps positive estimates to 0). */
+double liqss_diag(const qss_engine *e, int32_t i);
+
+/* After q_i changed from q_old (its value at t): re-evaluates every f_j that
+ * reads q_i, reschedules j, and updates the secant estimates of column i;
+ * schedules i (among its dependents or, if f_i does not read x_i, last). */
+void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old);
+
+/* The qss_method input_changed of the LIQSS family. */
+void liqss_input_changed(qss_engine *e, int32_t j, double t);
+
+/* Allocates the estimates: diag always, entry when `all_entries`; with an
+ * analytic Jacobian fills them at t0. Schedules every state. */
+int liqss_setup(qss_engine *e, int all_entries);
+
+#endif

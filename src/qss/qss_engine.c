@@ -1,0 +1,648 @@
+/* qss_engine.c: storage, shared steps and the event loop of the QSS family. */
+#include "qss/qss_engine.h"
+#include "core/initial.h"
+#include "qss/qss_journal.h"
+
+#include "qss/discrete.h"
+#include "comm/halo.h"
+#include "qss/poly.h"
+#include "core/wallclock.h"
+
+#include <float.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void eng_fail(qss_engine *e, const char *fmt, ...) {
+    if (e->failed) return;
+    e->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->err, e->errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- polynomial access ------------------------------------------------- */
+
+void eng_advance_x(qss_engine *e, int32_t j, double t) {
+    journal_touch(e, j);
+    double h = t - e->tx[j];
+    if (h == 0.0) return;
+    double a1 = e->xc[1][j], a2 = e->xc[2][j], a3 = e->xc[3][j];
+    e->xc[0][j] += h * (a1 + h * (a2 + h * a3));
+    e->xc[1][j] = a1 + h * (2.0 * a2 + 3.0 * h * a3);
+    e->xc[2][j] = a2 + 3.0 * h * a3;
+    e->tx[j] = t;
+}
+
+double eng_x_at(const qss_engine *e, int32_t j, double t) {
+    double h = t - e->tx[j];
+    return e->xc[0][j] + h * (e->xc[1][j] + h * (e->xc[2][j] + h * e->xc[3][j]));
+}
+
+double eng_xdot_at(const qss_engine *e, int32_t j, double t) {
+    double h = t - e->tx[j];
+    return e->xc[1][j] + h * (2.0 * e->xc[2][j] + 3.0 * h * e->xc[3][j]);
+}
+
+double eng_q_at(const qss_engine *e, int32_t k, double t) {
+    double h = t - e->tq[k];
+    return e->qc[0][k] + h * (e->qc[1][k] + h * e->qc[2][k]);
+}
+
+double eng_qdot_at(const qss_engine *e, int32_t k, double t) {
+    double h = t - e->tq[k];
+    return e->qc[1][k] + 2.0 * h * e->qc[2][k];
+}
+
+static double q_gap_area(const double *p, double tp, const double *r, double tr, double a,
+                         double b) {
+    if (!(b > a)) return 0.0;
+    /* Simpson's rule: exact for the quadratics q can be */
+    double gap[3], m = 0.5 * (a + b), at[3] = {a, m, b};
+    for (int k = 0; k < 3; k++) {
+        double hp = at[k] - tp, hr = at[k] - tr;
+        gap[k] = (p[0] + hp * (p[1] + hp * p[2])) - (r[0] + hr * (r[1] + hr * r[2]));
+    }
+    return (b - a) / 6.0 * (gap[0] + 4.0 * gap[1] + gap[2]);
+}
+
+double eng_stale_area(const qss_engine *e, int32_t k, double t) {
+    int32_t i = e->changed[k];
+    const double *st = e->stale + 4 * (size_t)k;
+    double cur[3] = {e->qc[0][i], e->qc[1][i], e->qc[2][i]};
+    return e->stale_area[k] + q_gap_area(cur, e->tq[i], st, st[3], e->tq[i], t);
+}
+
+/* Boundary state i's q changes at t: the first change in a window keeps the
+ * polynomial its readers hold (stale), later ones add the area between the
+ * ending piece and it. */
+static void note_boundary_change(qss_engine *e, int32_t i, double t) {
+    int32_t k;
+    if (e->boundary[i] == BOUNDARY_QUIET) {
+        e->boundary[i] = BOUNDARY_CHANGED;
+        k = e->nchanged++;
+        e->changed[k] = i;
+        e->change_slot[i] = k;
+        double *st = e->stale + 4 * (size_t)k;
+        st[0] = e->qc[0][i];
+        st[1] = e->qc[1][i];
+        st[2] = e->qc[2][i];
+        st[3] = e->tq[i];
+        e->stale_area[k] = 0.0;
+        return;
+    }
+    k = e->change_slot[i];
+    e->stale_area[k] = eng_stale_area(e, k, t);
+}
+
+void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, double half_curv) {
+    /* read by another rank: sent at the window end */
+    if (e->boundary && e->boundary[i]) note_boundary_change(e, i, t);
+    if (e->watched_q && e->watched_q[i]) {
+        double old[3] = {e->qc[0][i], e->qc[1][i], e->qc[2][i]}, old_tq = e->tq[i];
+        e->qc[0][i] = value;
+        e->qc[1][i] = slope;
+        e->qc[2][i] = half_curv;
+        e->tq[i] = t;
+        if (e->watched_q[i] & WATCH_BDF) e->on_q_change(e, i, t, old, old_tq);
+        if (e->watched_q[i] & WATCH_CROSSING) discrete_input_changed(e, i, t);
+        return;
+    }
+    e->qc[0][i] = value;
+    e->qc[1][i] = slope;
+    e->qc[2][i] = half_curv;
+    e->tq[i] = t;
+}
+
+double eng_quantum(const qss_engine *e, int32_t i, double x) {
+    double rel = e->o->reltol * fabs(x);
+    double abs = e->o->abstol;
+    if (e->p->abstol_scale) abs *= e->p->abstol_scale(e->p->data, model_gid(e->m, i));
+    return rel > abs ? rel : abs;
+}
+
+void eng_update_quantum(qss_engine *e, int32_t i) {
+    e->dq[i] = eng_quantum(e, i, e->xc[0][i]);
+}
+
+/* ---- derivatives ------------------------------------------------------- */
+
+/* Gathers q (and its slope and half curvature) of row j at t into scratch. */
+static int gather_row(qss_engine *e, int32_t j, double t) {
+    const model *m = e->m;
+    int64_t start = m->row_ptr[j];
+    int len = (int)(m->row_ptr[j + 1] - start);
+    const int32_t *cols = m->row_col + start;
+    const double *q0 = e->qc[0], *q1 = e->qc[1], *tq = e->tq;
+    if (e->order <= 2) { /* q is at most linear: no curvature */
+        for (int k = 0; k < len; k++) {
+            int32_t c = cols[k];
+            e->vals[k] = q0[c] + (t - tq[c]) * q1[c];
+            e->slopes[k] = q1[c];
+        }
+        return len;
+    }
+    for (int k = 0; k < len; k++) {
+        int32_t c = cols[k];
+        double h = t - tq[c];
+        e->vals[k] = q0[c] + h * (q1[c] + h * e->qc[2][c]);
+        e->slopes[k] = q1[c] + 2.0 * h * e->qc[2][c];
+        e->curv[k] = e->qc[2][c];
+    }
+    return len;
+}
+
+static double eval_rhs(qss_engine *e, int32_t j, double t, const double *vals) {
+    e->stats->row_evals++;
+    return model_rhs(e->m, j, t, vals, e->listed);
+}
+
+/* f_j along the q trajectories at t + tau (tau small), from gathered rows. */
+static double rhs_along(qss_engine *e, int32_t j, double t, double tau, int len) {
+    if (e->order <= 2) {
+        for (int k = 0; k < len; k++)
+            e->vals2[k] = e->vals[k] + tau * e->slopes[k];
+    } else {
+        for (int k = 0; k < len; k++)
+            e->vals2[k] = e->vals[k] + tau * (e->slopes[k] + tau * e->curv[k]);
+    }
+    return eval_rhs(e, j, t + tau, e->vals2);
+}
+
+/* Time scale over which row j's inputs change by their own size: the finite
+ * difference steps are fractions of it. */
+double eng_time_scale(const qss_engine *e, const int32_t *cols, const double *vals,
+                      const double *slopes, const double *curv, int len, double t) {
+    double scale = INFINITY;
+    for (int k = 0; k < len; k++) {
+        double speed = fabs(slopes[k]);
+        if (speed > 0.0) {
+            double ts = (fabs(vals[k]) + e->dq[cols[k]]) / speed;
+            /* third order: also the time q's slope takes to change by its own
+             * size; an input at 0 with a small quantum otherwise gives steps
+             * so short that rounding swamps the second difference (pulse, x =
+             * 0, tol = abstol = 1e-4: QSS3 never left its first polynomial) */
+            if (curv && curv[k] != 0.0) {
+                double bend = speed / (2.0 * fabs(curv[k]));
+                if (bend > ts) ts = bend;
+            }
+            if (ts < scale) scale = ts;
+        }
+    }
+    if (e->p->explicit_time) {
+        double span = fabs(e->tf - e->o->t0) + fabs(t) + 1.0;
+        if (span < scale) scale = span;
+    }
+    return scale;
+}
+
+static void store_estimates(qss_engine *e, int32_t j, int len) {
+    const model *m = e->m;
+    if (e->entry) { /* rows are short: a loop, not a library call */
+        double *entry = e->entry + m->row_ptr[j];
+        for (int k = 0; k < len; k++)
+            entry[k] = e->dfdv[k];
+    } else if (e->diag && m->diag_entry[j] >= 0)
+        e->diag[j] = e->dfdv[m->diag_entry[j] - m->row_ptr[j]];
+}
+
+double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area) {
+    int len = gather_row(e, j, t);
+    const int32_t *cols = e->m->row_col + e->m->row_ptr[j];
+    double step = INFINITY;
+    for (int k = 0; k < len; k++) {
+        int32_t c = cols[k];
+        double a = c >= e->n ? area[c - e->n] : 0.0;
+        if (a != 0.0 && e->dq[c] / fabs(a) < step) step = e->dq[c] / fabs(a);
+    }
+    if (isinf(step)) return 0.0;
+    /* each input moves by at most its quantum: a size f_j's rounding does
+     * not swamp, and within which a nonlinear row is nearly linear */
+    for (int k = 0; k < len; k++) {
+        int32_t c = cols[k];
+        e->vals2[k] = e->vals[k] + (c >= e->n ? step * area[c - e->n] : 0.0);
+    }
+    double f0 = eval_rhs(e, j, t, e->vals), f1 = eval_rhs(e, j, t, e->vals2);
+    return (f1 - f0) / step;
+}
+
+/* Relative size of f below which eng_unseen_cap's gap is rounding, and
+ * the shortest interval it and unless_frozen set, as a fraction of the span. */
+#define UNSEEN_ROUNDING 1e-10
+#define UNSEEN_FLOOR 1e-9
+
+/* The shortest interval the unseen check, the age bound and unless_frozen
+ * set: UNSEEN_FLOOR of the span. */
+static inline double shortest_interval(const qss_engine *e) {
+    return UNSEEN_FLOOR * fabs(e->tf - e->o->t0);
+}
+/* How many times older than the age its check last found safe x's
+ * polynomial may grow (age_limit). The check measures what the
+ * polynomial left out at one age and extrapolates with the order it
+ * assumes (f along q beyond order k - 1 grows as age^k); where the left-out
+ * term grows faster, or is tiny when measured (x'' = 2e-6 on a tan ring
+ * spread by 1e-6 gave a first interval past tf: no event, 22% off), only a
+ * bounded growth finds it before it reaches a quantum. Measured in
+ * docs/methods.md ("Second order: what x's polynomial leaves out"). */
+#define AGE_GROWTH 8.0
+
+/* Where the cap can act. It shortens j's next interval only if it fires
+ * before x_j is re-evaluated: an input's event re-evaluates x_j and
+ * reschedules j from the new polynomial, and the cap is gone. So f_j along
+ * the old q's (one right-hand side) is evaluated only
+ * - before the event where x_j kept its polynomial since j's last own event
+ *   (tx == tq: no input's event came between; a state that reads only
+ *   itself, at every event) or where its age reached age_limit, or
+ * - after it where no owned input's event is scheduled before j's next one,
+ * and the root only where the cap is below twice that interval or the
+ * age to keep is below the one checked before.
+ * Neither of the first two rules alone keeps cli.plugin's unseen_coupled: on a ring of tan
+ * states each event re-evaluates both neighbours, whose next events come
+ * before the state's own, yet its cap fires first (the second rule alone:
+ * u(1) = 2.001 for 2.557); in a star whose hub decays, the hub re-evaluates
+ * the leaves between their own events but its next event comes after
+ * theirs (the first rule alone: LIQSS2 1.3e-2 off instead of 2.4e-3). The
+ * usual problems' numbers: docs/methods.md. */
+
+/* f_j along the old q's at t (b's own, and the inputs' current ones, which
+ * j's event leaves alone), as gather_row computes them. */
+static double rhs_before(qss_engine *e, int32_t j, double t, const unseen_before *b) {
+    gather_row(e, j, t);
+    int64_t own = e->m->diag_entry[j];
+    double dt = t - b->tq;
+    if (own >= 0) e->vals[own - e->m->row_ptr[j]] = b->q[0] + dt * (b->q[1] + dt * b->q[2]);
+    return eval_rhs(e, j, t, e->vals);
+}
+
+/* The oldest x_j's polynomial may grow before j's next event: AGE_GROWTH
+ * times checked_age, or before the first check AGE_GROWTH times the time x
+ * takes to move a quantum at its slope (INFINITY at rest). Every schedule
+ * asks it. */
+static inline double age_limit(const qss_engine *e, int32_t j) {
+    double age = e->checked_age[j];
+    if (!(age < INFINITY)) { /* not yet checked: the time x takes to move a quantum */
+        double slope = fabs(e->xc[1][j]);
+        if (!(slope > 0.0)) return INFINITY;
+        age = e->dq[j] / slope;
+    }
+    double limit = AGE_GROWTH * age, floor = shortest_interval(e);
+    return limit > floor ? limit : floor;
+}
+
+void eng_unseen_before(qss_engine *e, int32_t j, double t, unseen_before *b) {
+    b->h = t - e->tx[j];
+    b->slope = eng_xdot_at(e, j, t);
+    b->dq = e->dq[j];
+    for (int k = 0; k < 3; k++)
+        b->q[k] = k < e->order ? e->qc[k][j] : 0.0;
+    b->tq = e->tq[j];
+    b->aged = b->h > 0.0 && b->h >= (1.0 - 1e-12) * age_limit(e, j);
+    /* x_j kept its polynomial since j's last own event (no input's event
+     * re-evaluated it), or grew as old as it may: measured now, with every
+     * old q in place */
+    b->measured = b->h > 0.0 && (e->tx[j] == e->tq[j] || b->aged);
+    b->along = b->measured ? rhs_before(e, j, t, b) : 0.0;
+}
+
+/* s^(k+1) and its root, k the order */
+static double power_k1(int k, double s) {
+    return k == 2 ? s * s * s : (s * s) * (s * s);
+}
+
+static double root_k1(int k, double v) {
+    return k == 2 ? cbrt(v) : sqrt(sqrt(v));
+}
+
+double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b) {
+    if (!(b->h > 0.0) || e->failed) return INFINITY;
+    double floor_span = shortest_interval(e);
+    double span = heap_time(&e->heap, j) - t; /* the interval the cap would shorten */
+    double along = b->along;
+    if (!b->measured) {
+        if (!(span > floor_span)) return INFINITY;
+        /* x_j was re-evaluated since j's last own event: measured only if
+         * no input's event is scheduled before j's next one (such an event
+         * re-evaluates x_j and reschedules j from the new polynomial,
+         * dropping the cap). Owned inputs only: ghosts change at window
+         * ends. An input whose q changed at t (mLIQSS's pair step moved
+         * the partner) would need its old q too: not measured either. */
+        const int32_t *cols = e->m->row_col + e->m->row_ptr[j];
+        int len = (int)(e->m->row_ptr[j + 1] - e->m->row_ptr[j]);
+        for (int k = 0; k < len; k++) {
+            int32_t c = cols[k];
+            if (c != j && c < e->n && (heap_time(&e->heap, c) - t < span || e->tq[c] == t))
+                return INFINITY;
+        }
+        along = rhs_before(e, j, t, b);
+    }
+    double gap = fabs(along - b->slope);
+    if (isnan(gap)) return INFINITY;
+    /* f along q at age h beyond x's polynomial: about f^(k) h^k / k!, and
+     * x leaves out its integral, f^(k) s^(k+1) / (k+1)!, a quantum at
+     * s^(k+1) = (k+1) dq h^k / gap (k = 2: 3 dq h^2 / gap). A gap within
+     * the rounding of f says nothing (so shortly after the last
+     * re-evaluation it is all rounding): no cap. */
+    int k = e->order;
+    double held = e->checked_age[j];
+    double base = isinf(held) ? b->h : fmax(held, b->h); /* the age verified so far */
+    double safe = INFINITY;                              /* or at least fmax(base, span) */
+    if (gap > UNSEEN_ROUNDING * fmax(fabs(along), fabs(b->slope))) {
+        double v = (k + 1) * b->dq * (k == 2 ? b->h * b->h : b->h * b->h * b->h) / gap;
+        if (v < power_k1(k, fmax(base, 2.0 * span))) safe = root_k1(k, v);
+    }
+    e->checked_age[j] = fmin(safe, base);
+    /* not below UNSEEN_FLOOR of the span (as unless_frozen: near a blow-up
+     * tiny intervals fall below the clock's resolution; adr1d u0 = 1e120
+     * stalled at t = 1e-64 instead of failing on its infinite derivative) */
+    double cap = fmin(safe, age_limit(e, j));
+    return cap < span && span > floor_span ? fmax(cap, floor_span) : INFINITY;
+}
+
+void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
+    int len = gather_row(e, j, t);
+    e->stats->jac_rows++;
+    model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
+    store_estimates(e, j, len);
+}
+
+void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
+    int len = gather_row(e, j, t);
+    double f = eval_rhs(e, j, t, e->vals);
+    if (!isfinite(f)) {
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        eng_fail(e,
+                 "state %lld (rank %d): derivative is %g at t=%.17g (method %s); the solution "
+                 "blew up or the problem is undefined there",
+                 (long long)model_gid(e->m, j), rank, f, t, e->method->name);
+        return;
+    }
+    e->xc[1][j] = f;
+    e->xc[2][j] = 0.0;
+    e->xc[3][j] = 0.0;
+    if (e->order < 2) {
+        if (e->analytic_jac && e->entry) {
+            e->stats->jac_rows++;
+            model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
+            store_estimates(e, j, len);
+        }
+        return;
+    }
+    if (e->analytic_jac && e->order == 2 && !e->p->explicit_time) {
+        /* exact: d f_j / dt = sum_k df/dv_k * dq_k/dt */
+        e->stats->jac_rows++;
+        model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
+        double fdot = 0.0;
+        for (int k = 0; k < len; k++)
+            fdot += e->dfdv[k] * e->slopes[k];
+        e->xc[2][j] = 0.5 * fdot;
+        store_estimates(e, j, len);
+        return;
+    }
+    double scale = eng_time_scale(e, e->m->row_col + e->m->row_ptr[j], e->vals, e->slopes,
+                                  e->order >= 3 ? e->curv : NULL, len, t);
+    if (!isfinite(scale)) return; /* inputs constant in time: f is constant */
+    double tau = (e->order == 2 ? 6e-6 : 1e-4) * scale;
+    double fp = rhs_along(e, j, t, tau, len);
+    double fm = rhs_along(e, j, t, -tau, len);
+    e->xc[2][j] = 0.5 * (fp - fm) / (2.0 * tau);
+    if (e->order >= 3) e->xc[3][j] = (fp - 2.0 * f + fm) / (tau * tau) / 6.0;
+    if (e->analytic_jac && e->entry) {
+        e->stats->jac_rows++;
+        model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
+        store_estimates(e, j, len);
+    }
+}
+
+/* ---- next times -------------------------------------------------------- */
+
+/* Coefficients of x_j(t + s) - q_j(t + s) in s. */
+static void difference_at(const qss_engine *e, int32_t j, double t, double *d) {
+    double hx = t - e->tx[j], hq = t - e->tq[j];
+    if (e->order == 2) { /* x quadratic, q linear */
+        double a0 = e->xc[0][j], a1 = e->xc[1][j], a2 = e->xc[2][j];
+        d[0] = (a0 + hx * (a1 + hx * a2)) - (e->qc[0][j] + hq * e->qc[1][j]);
+        d[1] = (a1 + 2.0 * hx * a2) - e->qc[1][j];
+        d[2] = a2;
+        d[3] = 0.0;
+        return;
+    }
+    double a0 = e->xc[0][j], a1 = e->xc[1][j], a2 = e->xc[2][j], a3 = e->xc[3][j];
+    double b0 = e->qc[0][j], b1 = e->qc[1][j], b2 = e->qc[2][j];
+    d[0] = (a0 + hx * (a1 + hx * (a2 + hx * a3))) - (b0 + hq * (b1 + hq * b2));
+    d[1] = (a1 + hx * (2.0 * a2 + 3.0 * hx * a3)) - (b1 + 2.0 * hq * b2);
+    d[2] = (a2 + 3.0 * hx * a3) - b2;
+    d[3] = a3;
+}
+
+/* A next time s after t that is infinite although x moves: x - q has no
+ * term that grows (x's top coefficient exactly 0 at the re-evaluation, as
+ * u' = -(1 + t) u at t = 0, where df/dt and f_u f cancel), so x is q itself
+ * and nothing would move a state that reads only itself again. The event
+ * comes instead when x has moved one quantum; there eng_unseen_cap sees
+ * what the polynomial left out. */
+static inline double unless_frozen(const qss_engine *e, int32_t j, double t, double s) {
+    if (!isinf(s)) return s;
+    double slope = eng_xdot_at(e, j, t);
+    if (slope == 0.0) return s;
+    return fmax(e->dq[j] / fabs(slope), shortest_interval(e));
+}
+
+/* The interval s to j's next event, no longer than unless_frozen allows
+ * and than x_j's polynomial may age (age_limit, counted from tx). */
+static inline double next_interval(const qss_engine *e, int32_t j, double t, double s) {
+    s = unless_frozen(e, j, t, s);
+    if (!e->checked_age) return s;
+    double room = e->tx[j] + age_limit(e, j) - t;
+    return room < s ? (room > 0.0 ? room : 0.0) : s;
+}
+
+void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
+    double d[4];
+    difference_at(e, j, t, d);
+    double s = poly_first_exit(d, e->order, e->dq[j]);
+    heap_update(&e->heap, j, t + next_interval(e, j, t, s));
+}
+
+/* Fraction of the quantum within which x counts as having met q. The
+ * improved LIQSS2 aims q at x with x's own slope at the meeting time, so the
+ * two meet tangentially: d(s) = q - x has a double root there, which rounding
+ * or a small model error turns into a near miss. The event would then wait
+ * for x to leave q (AWAY_LIMIT2), and stiff equilibria turn into a slow sawtooth. A
+ * wider band meets early, a narrower one misses more: mLIQSS2 events, adr1d
+ * N = 1000 / 2000 / 3000 / 5000 / 10000 / 20000 and adr2d 100 x 100, with
+ * 0.01: 70,919 / 145,151 / 248,309 / 1.25e6 / 728,536 / 1.01e8 / 760,560;
+ * with 0.003: 65,065 / 134,776 / 227,054 / 775,134 / 733,028 / 9.73e7 /
+ * 711,697 (e_rr unchanged: adr1d 1.49e-3, adr2d 9.5e-4); 0.002 and 0.001
+ * brought N = 5000 back to 1.3e6. */
+#define MEET_TOLERANCE 0.003
+/* The band is aimed at only from outside twice its width: a q chosen just
+ * outside it (an equilibrium choice can land anywhere) would "meet" x after a
+ * time that rounds to zero, and the same choice would repeat forever (adr2d
+ * 1000^2 mLIQSS2 stalled at t = 0.199 with |x - q| = 1.0000000000000025 times
+ * the band). Inside 2 bands the exact crossing x = q is the meeting. */
+/* How far x may move from q, in quanta, before a second-order state has its
+ * next event. The thesis (and ALGORITHMS.md 2.4) lets |q - x| reach 2 dQ;
+ * qmol, as the public QSS Solver's LIQSS2, fires as soon as x leaves the
+ * distance dQ at which the choice put q (a hair more, so that the choice
+ * itself, at exactly dQ, is not an exit). With 2 dQ a near miss of the
+ * tangential meeting let q's slope carry it past the equilibrium while x
+ * drifted a second quantum, and every state behind adr1d's front cycled so
+ * forever (N = 10000, tol = abstol = 1e-3: 4.3e7 events, 1,300 per unit
+ * time per state after the front had passed; a rule that fired at the
+ * closest approach after a miss only moved the cycle to N = 20000: 8.5e7
+ * events). The hair matters too: each exit moves q by about it, and on a
+ * grid whose couplings almost cancel the diagonal (adr1d N = 20000) that
+ * move starts the neighbours' exits: LIQSS2 events there with 1.3, 1.1,
+ * 1.01, 1.001, 1.0001: 2.1e8, 1.1e8, 2.6e7, 4.6e6, 2.6e6 (N = 1000:
+ * 34,750 .. 30,680; adr2d 100 x 100 within 5%). */
+#define AWAY_LIMIT2 (1.0001 * eng_exit_quanta(2))
+
+/* Whether x - q = d(s), a quadratic, stays strictly inside +-bound on
+ * [0, meet] (meet finite): then x meets q before it can leave, and the exit
+ * time, a second quadratic solve, is not needed. Between 0 and meet d moves
+ * monotonically towards q except across its extremum d_ext at s_ext (s_ext
+ * NaN when d is a straight line). */
+static int meets_before_exit(double d0, double meet, double bound, double s_ext, double d_ext) {
+    if (!(meet < INFINITY) || !(fabs(d0) < bound)) return 0;
+    if (!(s_ext > 0.0 && s_ext < meet)) return 1;
+    return fabs(d_ext) < (1.0 - 1e-12) * bound;
+}
+
+/* Order 2: the same rule with the quadratic solves inlined. */
+static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
+    double d[4];
+    difference_at(e, j, t, d);
+    double dq = e->dq[j], tangency = MEET_TOLERANCE * dq;
+    double meet =
+        fabs(d[0]) > 2.0 * tangency
+            ? poly2_min_positive_root(d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2])
+            : poly2_min_positive_root(d[0], d[1], d[2]);
+    /* d's extremum (x's closest approach to q or farthest excursion) */
+    double s_ext = d[2] != 0.0 ? -d[1] / (2.0 * d[2]) : NAN;
+    double d_ext = d[0] + s_ext * (d[1] + s_ext * d[2]);
+    double next = meet;
+    if (!meets_before_exit(d[0], meet, AWAY_LIMIT2 * dq, s_ext, d_ext)) {
+        double away = poly2_first_exit(d[0], d[1], d[2], AWAY_LIMIT2 * dq);
+        if (away < next) next = away;
+    }
+    heap_update(&e->heap, j, t + next_interval(e, j, t, next));
+}
+
+void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
+    if (e->order == 2) {
+        schedule_liqss2(e, j, t);
+        return;
+    }
+    double d[4];
+    difference_at(e, j, t, d);
+    double meet;
+    double tangency = MEET_TOLERANCE * e->dq[j];
+    if (e->order >= 2 && fabs(d[0]) > 2.0 * tangency) {
+        double c[4] = {d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2], d[3]};
+        meet = poly_min_positive_root(c, e->order);
+    } else {
+        meet = poly_min_positive_root(d, e->order);
+    }
+    double away = poly_first_exit(d, e->order, eng_exit_quanta(e->order) * e->dq[j]);
+    heap_update(&e->heap, j, t + next_interval(e, j, t, meet < away ? meet : away));
+}
+
+void eng_free(qss_engine *e) {
+    if (e->method && e->method->destroy) e->method->destroy(e);
+    if (e->disc) {
+        discrete_free(e->disc);
+        free(e->disc);
+        e->disc = NULL;
+    }
+    for (int k = 0; k < 4; k++)
+        free(e->xc[k]);
+    for (int k = 0; k < 3; k++)
+        free(e->qc[k]);
+    free(e->tx);
+    free(e->tq);
+    free(e->dq);
+    free(e->diag);
+    free(e->entry);
+    free(e->io_column);
+    free(e->checked_age);
+    free(e->vals);
+    free(e->vals2);
+    free(e->slopes);
+    free(e->curv);
+    free(e->dfdv);
+    free(e->saved);
+    free(e->saved2);
+    free(e->listed);
+    free(e->boundary);
+    free(e->changed);
+    free(e->stale);
+    free(e->stale_area);
+    free(e->change_slot);
+    heap_free(&e->heap);
+}
+
+int eng_alloc(qss_engine *e) {
+    size_t n = (size_t)e->n_cols;
+    int ok = 1;
+    for (int k = 0; k < 4; k++)
+        ok &= (e->xc[k] = calloc(n, sizeof(double))) != NULL;
+    for (int k = 0; k < 3; k++)
+        ok &= (e->qc[k] = calloc(n, sizeof(double))) != NULL;
+    ok &= (e->tx = malloc(n * sizeof(double))) != NULL;
+    ok &= (e->tq = malloc(n * sizeof(double))) != NULL;
+    ok &= (e->dq = malloc(n * sizeof(double))) != NULL;
+    size_t row = (size_t)e->m->max_row + 1;
+    ok &= (e->vals = malloc(row * sizeof(double))) != NULL;
+    ok &= (e->vals2 = malloc(row * sizeof(double))) != NULL;
+    ok &= (e->slopes = malloc(row * sizeof(double))) != NULL;
+    ok &= (e->curv = malloc(row * sizeof(double))) != NULL;
+    ok &= (e->dfdv = malloc(row * sizeof(double))) != NULL;
+    ok &= (e->listed = malloc((model_scratch_size(e->m) + 1) * sizeof(double))) != NULL;
+    int32_t max_deps = 0;
+    for (int32_t i = 0; i < e->n_cols; i++) {
+        int32_t d = (int32_t)(e->m->dep_ptr[i + 1] - e->m->dep_ptr[i]);
+        if (d > max_deps) max_deps = d;
+    }
+    e->max_deps = max_deps;
+    ok &= (e->saved = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
+    ok &= (e->saved2 = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
+    ok &= heap_init(&e->heap, e->n) == 0;
+    if (e->order >= 2 && (e->checked_age = malloc(((size_t)e->n + 1) * sizeof(double))))
+        for (int32_t i = 0; i < e->n; i++)
+            e->checked_age[i] = INFINITY;
+    ok &= e->order < 2 || e->checked_age != NULL;
+    return ok ? 0 : -1;
+}
+
+/* q = x at t0 (ghosts too, from the problem); slopes (and curvatures) of q
+ * from the initial derivatives, sent to the ghosts after each pass. */
+void eng_initial_state(qss_engine *e) {
+    const qmol_problem *p = e->p;
+    double t0 = e->o->t0;
+    for (int32_t i = 0; i < e->n_cols; i++) {
+        double x0 = initial_value(e->o->start, p, model_gid(e->m, i));
+        e->xc[0][i] = x0;
+        e->qc[0][i] = x0;
+        e->tx[i] = e->tq[i] = t0;
+        eng_update_quantum(e, i);
+    }
+    /* every rank makes every pass: the exchanges are collective */
+    for (int pass = 0; pass < e->order; pass++) {
+        for (int32_t j = 0; j < e->n && !e->failed; j++)
+            eng_eval_derivs(e, j, t0);
+        if (pass + 1 < e->order) {
+            for (int32_t j = 0; j < e->n; j++) {
+                e->qc[1][j] = e->xc[1][j];
+                if (pass >= 1) e->qc[2][j] = e->xc[2][j];
+            }
+            if (e->halo) {
+                halo_exchange(e->halo, e->qc[1]);
+                if (pass >= 1) halo_exchange(e->halo, e->qc[2]);
+            }
+        }
+    }
+}

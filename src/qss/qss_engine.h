@@ -1,0 +1,204 @@
+/* qss_engine.h: per-state storage and shared steps of the QSS family.
+ *
+ * Storage is structure-of-arrays. x_i is a polynomial of degree `order` about
+ * tx[i]: x(t) = xc[0][i] + xc[1][i] e + xc[2][i] e^2 + xc[3][i] e^3, e = t - tx[i];
+ * q_i a polynomial of degree order-1 about tq[i] with coefficients qc[k][i].
+ * A method is a table of functions (qss_method); the event loop, the sampling
+ * and the scheduler never test which method runs.
+ */
+#ifndef QMOL_QSS_ENGINE_H
+#define QMOL_QSS_ENGINE_H
+
+#include "qss/heap.h"
+#include "core/integrator.h"
+#include "core/model.h"
+#include "core/stats.h"
+
+#include <stddef.h>
+
+typedef struct qss_engine qss_engine;
+
+typedef struct qss_method {
+    const char *name;
+    int order; /* degree of x */
+    /* Optional extra storage and initial values, after the common init. */
+    int (*init)(qss_engine *e);
+    /* Handles the event of state i at time t (requantize, propagate). */
+    void (*event)(qss_engine *e, int32_t i, double t);
+    /* f_j's inputs changed at t from outside the event loop (a ghost updated
+     * at a window end): re-evaluate x_j's derivatives and reschedule j. */
+    void (*input_changed)(qss_engine *e, int32_t j, double t);
+    void (*destroy)(qss_engine *e);
+    /* Optional: passes the method's own per-state fields to io (see
+     * eng_state_io). */
+    int (*state_io)(qss_engine *e, state_io *io);
+} qss_method;
+
+/* watched_q bits: q_i feeds the BDF block (on_q_change is called) and/or a
+ * crossing function (its next zero is predicted again). */
+enum { WATCH_BDF = 1, WATCH_CROSSING = 2 };
+
+/* boundary[i] for owned states read by other ranks (0: not a boundary). */
+enum { BOUNDARY_QUIET = 1, BOUNDARY_CHANGED = 2 };
+
+struct qss_engine {
+    const model *m;
+    const qmol_problem *p;
+    const integrator_options *o;
+    const qss_method *method;
+    int32_t n;      /* owned states: those with events */
+    int32_t n_cols; /* owned + ghosts: storage length of the per-state arrays */
+    int order;
+    double *xc[4], *qc[3];
+    double *tx, *tq, *dq;
+    event_heap heap;
+    /* Jacobian estimates: entry[e] ~ row entry e (mLIQSS), or, without
+     * entry, diag[i] ~ df_i/dx_i (LIQSS) */
+    double *diag, *entry;
+    double *io_column; /* eng_state_io's per-state column, kept between saves (or NULL) */
+    /* order >= 2, per owned state: the age of x's polynomial that the
+     * unseen check (eng_unseen_cap) last found safe, INFINITY before its
+     * first measurement; a polynomial may grow at most AGE_GROWTH times
+     * older than that before j's next event, and before the first
+     * measurement AGE_GROWTH times the time x takes to move a quantum at
+     * its slope (qss_engine.c). NULL at order 1. */
+    double *checked_age;
+    int analytic_jac; /* the problem's jac is used */
+    /* scratch of the longest row / longest dependents list */
+    double *vals, *vals2, *slopes, *curv, *dfdv, *saved, *saved2;
+    double *listed; /* model_rhs and model_jac's scratch (model_scratch_size) */
+    int32_t max_deps;
+    double tf;
+    qmol_stats *stats;
+    /* distributed runs (NULL/0 on one rank): the halo, boundary marks and the
+     * boundary states whose q changed in the current window */
+    struct halo_plan *halo;
+    unsigned char *boundary;
+    int32_t *changed, nchanged;
+    /* per changed boundary state (changed[k]): the q polynomial its readers
+     * held at the window's start (stale[4k .. 4k+2] about stale[4k+3]) and
+     * the integral over the window so far of q minus that polynomial
+     * (stale_area[k]); change_slot[i] is i's k. The window's error
+     * estimate (qss_window.c) reads them. */
+    double *stale, *stale_area;
+    int32_t *change_slot;
+    void *method_data;
+    struct qss_journal *journal; /* the window's undo log (qss_journal.h), or NULL */
+    /* Events run while their time is below events_until. A mixed run marks the
+     * QSS states its BDF block reads (watched_q) and lowers events_until from
+     * on_q_change, called after such a state's q changed at t (old_q: the
+     * previous polynomial's coefficients about old_tq). */
+    double window_start, events_until;
+    struct discrete *disc;          /* zero crossings and time events, or NULL */
+    const unsigned char *watched_q; /* WATCH_* bits per column, or NULL */
+    void (*on_q_change)(qss_engine *e, int32_t i, double t, const double *old_q, double old_tq);
+    void *driver;
+    double *activity; /* events per row (o->activity, or the mixed run's own), or NULL */
+    int failed;
+    char *err;
+    size_t errlen;
+};
+
+/* Methods (qss_explicit.c, bqss.c, liqss.c, mliqss.c), each referenced by its
+ * entry in integrator_registry.c. */
+extern const qss_method qss1_method, qss2_method, qss3_method, bqss_method;
+extern const qss_method liqss1_method, liqss2_method, mliqss1_method, mliqss2_method;
+
+/* Fills e's fields for model m and options o with method `method` and
+ * allocates its storage (eng_alloc). Returns 0 or -1 (out of memory). */
+int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const qss_method *method,
+              qmol_stats *stats, char *err, size_t errlen);
+/* Runs the events of times below T_end (or below a lower e->events_until set
+ * meanwhile); stops the run when time stalls. last_t and same_time carry the
+ * stall detection between calls (start with t0 and 0). */
+struct window_watch;
+void eng_run_events(qss_engine *e, double T_end, struct window_watch *watch, double *last_t,
+                    uint64_t *same_time);
+
+/* Storage for n_cols states and the heap for n (e->m, n, n_cols, order
+ * set); eng_free releases everything. Returns 0 or -1 (out of memory). */
+int eng_alloc(qss_engine *e);
+void eng_free(qss_engine *e);
+/* x = q = x0 for all local states; q's slopes from the derivatives
+ * (collective with the halo: ghosts get their owners' slopes). */
+void eng_initial_state(qss_engine *e);
+
+/* Re-centres x_j's polynomial at t. */
+void eng_advance_x(qss_engine *e, int32_t j, double t);
+/* x_j(t), dx_j/dt(t), q_k(t), dq_k/dt(t) without changing storage. */
+double eng_x_at(const qss_engine *e, int32_t j, double t);
+/* x_j's slope at t, from its polynomial. */
+double eng_xdot_at(const qss_engine *e, int32_t j, double t);
+double eng_q_at(const qss_engine *e, int32_t k, double t);
+double eng_qdot_at(const qss_engine *e, int32_t k, double t);
+/* Sets q_i's polynomial to (value, slope, curvature/2) about t. */
+void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, double half_curv);
+/* Recomputes x_j's derivative coefficients at t from q (x_j must be at t).
+ * With an analytic Jacobian also stores the row's partials when the method
+ * keeps estimates (diag, entry). */
+void eng_eval_derivs(qss_engine *e, int32_t j, double t);
+/* The integral from the window's start to t (t >= the current piece's tq)
+ * of changed[k]'s q minus the polynomial its readers hold. */
+double eng_stale_area(const qss_engine *e, int32_t k, double t);
+/* sum_g df_j/dq_g area[g - n] over row j's ghost inputs g at q(t): how
+ * far x_j drifted while it read the ghosts' stale q's (area: each ghost's
+ * integral of new q minus stale q over the window, 0 where unchanged). A
+ * directional difference of f_j, exact for linear rows. */
+double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area);
+/* Evaluates row j's Jacobian at q(t) into e->dfdv (analytic only). */
+void eng_eval_jac_row(qss_engine *e, int32_t j, double t);
+/* Time scale over which the inputs cols[0 .. len) (values, slopes, and
+ * half curvatures or NULL, gathered at t) change by their own size plus a
+ * quantum: finite-difference steps along q are fractions of it. */
+double eng_time_scale(const qss_engine *e, const int32_t *cols, const double *vals,
+                      const double *slopes, const double *curv, int len, double t);
+/* Quantum of state i at value x: max(reltol |x|, abstol * scale_i). */
+double eng_quantum(const qss_engine *e, int32_t i, double x);
+/* Sets dq_i from the current x value. */
+void eng_update_quantum(qss_engine *e, int32_t i);
+/* How far, in quanta, x may leave q before a LIQSS state's next event: 2 at
+ * order 1 (the thesis), 1 at order 2 (the public QSS Solver's LIQSS2;
+ * qss_engine.c's AWAY_LIMIT2 adds a hair). mLIQSS's pair steps accept a q
+ * within the same distance of x (mliqss.c). */
+static inline double eng_exit_quanta(int order) {
+    return order == 1 ? 2.0 : 1.0;
+}
+/* Order k >= 2: what eng_unseen_cap needs from before state j's own event
+ * at t (eng_unseen_before fills it): x's age t - tx and its old
+ * polynomial's slope at t, the quantum, q_j's old polynomial and, where
+ * x_j kept its polynomial since j's last own event (tx == tq) or its age
+ * reached its limit (aged: checked_age), f_j along the old q's at t (measured).
+ * An aged state that does not read itself has x_j re-evaluated at t (its
+ * own event would not: qss_run.c). */
+typedef struct unseen_before {
+    double h, slope, dq, q[3], tq, along;
+    int measured, aged;
+} unseen_before;
+void eng_unseen_before(qss_engine *e, int32_t j, double t, unseen_before *b);
+/* After that event, j scheduled: the longest next interval over which the
+ * term x's polynomial leaves out (f along q beyond order k - 1) stays
+ * within a quantum, estimated from the gap between the old polynomial's
+ * slope and f along the old q's at t, and no longer than AGE_GROWTH times
+ * the age checked_age now holds; INFINITY when none or when it could not
+ * act: j's next time within the floor or beyond twice the cap, or (f not
+ * yet measured) an input's event scheduled before j's next one (it
+ * re-evaluates x_j and reschedules j). A measurement updates checked_age. */
+double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b);
+/* Next time by the QSS rule (|x - q| = dq) and by the LIQSS rule (x meets q,
+ * or |x - q| = eng_exit_quanta dq); both schedule j. */
+void eng_schedule_qss(qss_engine *e, int32_t j, double t);
+void eng_schedule_liqss(qss_engine *e, int32_t j, double t);
+/* Whether f_i reads x_i: then propagating q_i's change re-evaluates and
+ * reschedules i itself, and the event need not schedule i again. */
+static inline int eng_reads_self(const qss_engine *e, int32_t i) {
+    return e->m->diag_entry[i] >= 0;
+}
+/* Passes the engine's state at a window end (every owned state's
+ * polynomials, times, quantum, next time, Jacobian estimates and the
+ * method's fields) to io: a checkpoint saves it, a restart loads it and
+ * refreshes the ghosts. Collective. Returns 0, or -1 (agreed) with io->why. */
+int eng_state_io(qss_engine *e, state_io *io);
+/* Stops the run with a message (first failure wins). */
+void eng_fail(qss_engine *e, const char *fmt, ...);
+
+#endif

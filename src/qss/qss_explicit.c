@@ -1,0 +1,38 @@
+/* qss_explicit.c: QSS1, QSS2, QSS3 (thesis Algorithms 3.1, 3.2; QSS3 the
+ * cubic analogue). At an event q_i takes x_i's value and its first order-1
+ * Taylor coefficients; the next event is when |x_i - q_i| reaches dQ_i. */
+#include "qss/qss_engine.h"
+
+static int explicit_init(qss_engine *e) {
+    for (int32_t j = 0; j < e->n; j++)
+        eng_schedule_qss(e, j, e->o->t0);
+    return 0;
+}
+
+static void explicit_event(qss_engine *e, int32_t i, double t) {
+    const model *m = e->m;
+    eng_advance_x(e, i, t);
+    eng_update_quantum(e, i);
+    eng_set_q(e, i, t, e->xc[0][i], e->order >= 2 ? e->xc[1][i] : 0.0,
+              e->order >= 3 ? e->xc[2][i] : 0.0);
+    for (int64_t p = m->dep_ptr[i]; p < m->dep_ptr[i + 1]; p++) {
+        int32_t j = m->dep_row[p];
+        eng_advance_x(e, j, t);
+        eng_eval_derivs(e, j, t);
+        eng_schedule_qss(e, j, t);
+    }
+    if (!eng_reads_self(e, i)) eng_schedule_qss(e, i, t);
+}
+
+static void explicit_input_changed(qss_engine *e, int32_t j, double t) {
+    eng_advance_x(e, j, t);
+    eng_eval_derivs(e, j, t);
+    eng_schedule_qss(e, j, t);
+}
+
+const qss_method qss1_method = {"qss1", 1,   explicit_init, explicit_event, explicit_input_changed,
+                                NULL,   NULL};
+const qss_method qss2_method = {"qss2", 2,   explicit_init, explicit_event, explicit_input_changed,
+                                NULL,   NULL};
+const qss_method qss3_method = {"qss3", 3,   explicit_init, explicit_event, explicit_input_changed,
+                                NULL,   NULL};

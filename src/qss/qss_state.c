@@ -1,0 +1,132 @@
+/* qss_state.c: the QSS engine's state in a checkpoint, and back
+ * (eng_state_io, qss_engine.h).
+ *
+ * Per owned state: x's polynomial (x0 .. x<order>) about tx, q's (q0 ..
+ * q<order-1>) about tq, the quantum dq, the next event time, LIQSS's
+ * Jacobian estimates (diag, or the row entries entry0 .. entry<W-1>, W the
+ * longest row of the whole problem, so that the fields do not depend on the
+ * number of ranks), at order >= 2 the age the unseen check verified
+ * (checked_age), and the method's own fields. Ghost
+ * q's are not saved: at a window end they equal their owners' (every
+ * change was sent), so a load sends the owners' to the ghosts as the window
+ * exchange would have. Loaded on the same ranks the engine is then what it
+ * was, and the run goes on event for event.
+ */
+#include "comm/agree.h"
+#include "comm/halo.h"
+#include "qss/qss_engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* One field through a column buffer: get fills col from e, put stores it. */
+static int column(state_io *io, const char *name, double *col, qss_engine *e,
+                  void (*get)(const qss_engine *, int32_t, int, double *),
+                  void (*put)(qss_engine *, int32_t, int, const double *), int arg) {
+    if (!io->loading) get(e, e->n, arg, col);
+    if (io->field(io, name, col)) return -1;
+    if (io->loading) put(e, e->n, arg, col);
+    return 0;
+}
+
+static void get_next(const qss_engine *e, int32_t n, int arg, double *col) {
+    (void)arg;
+    for (int32_t j = 0; j < n; j++)
+        col[j] = heap_time(&e->heap, j);
+}
+
+static void put_next(qss_engine *e, int32_t n, int arg, const double *col) {
+    (void)arg;
+    for (int32_t j = 0; j < n; j++)
+        heap_update(&e->heap, j, col[j]);
+}
+
+/* Entry w of every row (0 past a row's end). */
+static void get_entry(const qss_engine *e, int32_t n, int w, double *col) {
+    const model *m = e->m;
+    for (int32_t j = 0; j < n; j++)
+        col[j] = m->row_ptr[j] + w < m->row_ptr[j + 1] ? e->entry[m->row_ptr[j] + w] : 0.0;
+}
+
+static void put_entry(qss_engine *e, int32_t n, int w, const double *col) {
+    const model *m = e->m;
+    for (int32_t j = 0; j < n; j++)
+        if (m->row_ptr[j] + w < m->row_ptr[j + 1]) e->entry[m->row_ptr[j] + w] = col[j];
+}
+
+/* Sends the owned q's to the ghosts, whose quanta follow from them as in the
+ * window exchange (qss_window.c). */
+static void refresh_ghosts(qss_engine *e) {
+    for (int k = 0; k < e->order; k++)
+        halo_exchange(e->halo, e->qc[k]);
+    halo_exchange(e->halo, e->tq);
+    for (int32_t g = e->n; g < e->n_cols; g++)
+        e->dq[g] = eng_quantum(e, g, e->qc[0][g]);
+}
+
+/* After a load: every owned quantum within what the tolerances give for a
+ * state near its q and x (eng_quantum), else a damaged or edited checkpoint
+ * (a quantum of 1e10 ran to exit 0 with a wrong result). Collective. */
+static int check_quanta(qss_engine *e, MPI_Comm comm, state_io *io) {
+    static char why[320];
+    int bad = 0;
+    for (int32_t j = 0; j < e->n && !bad; j++) {
+        double dq = e->dq[j], low = eng_quantum(e, j, 0.0);
+        double near = fabs(e->qc[0][j]) + fabs(e->xc[0][j]) + 4.0 * fabs(dq);
+        double high = fmax(low, e->o->reltol * near);
+        if (!(dq >= low * (1.0 - 1e-9) && dq <= high * (1.0 + 1e-9))) {
+            snprintf(why, sizeof why,
+                     "integrator/dq: the quantum %.17g of state %lld is outside what the "
+                     "tolerances give there (%.3g .. %.3g): the checkpoint is damaged",
+                     dq, (long long)model_gid(e->m, j), low, high);
+            bad = 1;
+        }
+    }
+    if (!comm_agree(comm, bad, why, sizeof why)) return 0;
+    io->why = why;
+    return -1;
+}
+
+int eng_state_io(qss_engine *e, state_io *io) {
+    MPI_Comm comm = e->halo ? e->halo->comm : MPI_COMM_SELF;
+    int width = e->m->max_row;
+    if (e->halo) MPI_Allreduce(MPI_IN_PLACE, &width, 1, MPI_INT, MPI_MAX, comm);
+    /* kept between saves: a run that keeps its last window saves often
+     * (last_window.h), and fresh pages each time cost more than the copy */
+    if (!e->io_column) e->io_column = malloc(((size_t)e->n + 1) * sizeof *e->io_column);
+    double *col = e->io_column;
+    if (comm_agree(comm, col ? 0 : -1, NULL, 0)) {
+        io->why = "out of memory for the checkpoint's QSS state";
+        return -1;
+    }
+    char name[32];
+    int rc = 0;
+    for (int k = 0; rc == 0 && k <= e->order; k++) {
+        snprintf(name, sizeof name, "x%d", k);
+        rc = io->field(io, name, e->xc[k]);
+    }
+    for (int k = 0; rc == 0 && k < e->order; k++) {
+        snprintf(name, sizeof name, "q%d", k);
+        rc = io->field(io, name, e->qc[k]);
+    }
+    rc = rc || io->field(io, "tx", e->tx) || io->field(io, "tq", e->tq) ||
+         io->field(io, "dq", e->dq) || column(io, "next", col, e, get_next, put_next, 0);
+    if (rc == 0 && e->diag) rc = io->field(io, "diag", e->diag);
+    /* a checkpoint from before the unseen check's ages: none checked yet */
+    if (rc == 0 && e->checked_age) {
+        if (io->loading && io->has_field && !io->has_field(io, "checked_age"))
+            for (int32_t j = 0; j < e->n; j++)
+                e->checked_age[j] = INFINITY;
+        else
+            rc = io->field(io, "checked_age", e->checked_age);
+    }
+    for (int w = 0; rc == 0 && e->entry && w < width; w++) {
+        snprintf(name, sizeof name, "entry%d", w);
+        rc = column(io, name, col, e, get_entry, put_entry, w);
+    }
+    if (rc == 0 && e->method->state_io) rc = e->method->state_io(e, io);
+    if (rc == 0 && io->loading) rc = check_quanta(e, comm, io);
+    if (rc == 0 && io->loading && e->halo) refresh_ghosts(e);
+    return rc;
+}

@@ -1,0 +1,101 @@
+/* The integrator registry: lookups, the names lists, and entries whose
+ * fields agree with each other (a QSS method's table, its kept window, the
+ * capabilities the driver combines). */
+#include "core/integrator_registry.h"
+#include "qss/qss_engine.h"
+#include "tests/support/test_support.h"
+
+#include <string.h>
+
+static void lookups(void **state) {
+    (void)state;
+    for (int id = 0; id < METHOD_COUNT; id++) {
+        const integrator_def *d = integrator_by_id(id);
+        assert_non_null(d);
+        assert_int_equal(d->id, id);
+        assert_ptr_equal(integrator_by_name(d->name), d);
+        assert_non_null(d->description);
+        assert_non_null(d->integrate);
+        assert_non_null(d->pieces_per_rank);
+        for (int other = 0; other < id; other++)
+            assert_string_not_equal(integrator_by_id(other)->name, d->name);
+    }
+    assert_null(integrator_by_id(-1));
+    assert_null(integrator_by_id(METHOD_COUNT));
+    assert_ptr_equal(integrator_by_name("MLIQSS2"), integrator_by_id(METHOD_MLIQSS2));
+    assert_ptr_equal(integrator_by_name("CVode"), integrator_by_id(METHOD_CVODE));
+    assert_null(integrator_by_name("mliqss"));
+    assert_null(integrator_by_name("mliqss22"));
+    assert_null(integrator_by_name(""));
+    assert_true(integrator_is_qss(integrator_default()));
+    assert_ptr_equal(integrator_default(), integrator_by_name("mliqss2"));
+}
+
+static void names(void **state) {
+    (void)state;
+    char buf[256];
+    integrator_names(buf, sizeof buf, 0);
+    assert_string_equal(buf, "qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2 cvode mixed");
+    integrator_names(buf, sizeof buf, 1);
+    assert_string_equal(buf, "qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2");
+    integrator_names(buf, 12, 0); /* cut, terminated */
+    assert_string_equal(buf, "qss1 qss2 q");
+}
+
+static void entries_agree(void **state) {
+    (void)state;
+    for (int id = 0; id < METHOD_COUNT; id++) {
+        const integrator_def *d = integrator_by_id(id);
+        if (integrator_is_qss(d)) {
+            /* the engine's table of the same method, run by qss_integrate */
+            assert_string_equal(d->qss->name, d->name);
+            assert_ptr_equal(d->integrate, qss_integrate);
+            assert_true(integrator_has(d, INTEGRATOR_QSS_ENGINE));
+            assert_false(d->caps & (INTEGRATOR_BDF | INTEGRATOR_ASSIGNS));
+            /* x and counts, the engine's 2 k + 5 polynomial and time fields
+             * and eng_state_io's column, then the method's own */
+            assert_true(d->kept_fixed >= 2.0 + 2.0 * d->qss->order + 5.0 + 1.0);
+            assert_int_equal(d->pieces_per_rank(1000000, 2), 4);
+            assert_int_equal(d->pieces_per_rank(100, 2), 1);
+        } else {
+            assert_int_equal(d->pieces_per_rank(1000000, 2), 1);
+            assert_true(d->kept_fixed == 2.0 && d->kept_per_entry == 0.0);
+        }
+        if (integrator_has(d, INTEGRATOR_BDF_ALL)) {
+            assert_true(integrator_has(d, INTEGRATOR_BDF));
+            assert_false(d->caps & INTEGRATOR_QSS_ENGINE);
+        }
+        if (integrator_has(d, INTEGRATOR_ASSIGNS)) {
+            assert_true(integrator_has(d, INTEGRATOR_BDF | INTEGRATOR_QSS_ENGINE));
+            assert_non_null(d->bdf_alone);
+            assert_true(integrator_has(d->bdf_alone, INTEGRATOR_BDF_ALL));
+        } else {
+            assert_null(d->bdf_alone);
+        }
+        /* what every QSS engine run needs of the partition */
+        if (d->caps & INTEGRATOR_QSS_ENGINE)
+            assert_true(integrator_has(d, INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW));
+        assert_true(!d->one_rank_why == !d->one_rank_instead);
+    }
+    /* the per-method kept sizes checkpoint.c had, and from order 2 the
+     * age the unseen check verified (checked_age) */
+    assert_true(integrator_by_id(METHOD_QSS1)->kept_fixed == 10.0);
+    assert_true(integrator_by_id(METHOD_QSS3)->kept_fixed == 15.0);
+    assert_true(integrator_by_id(METHOD_BQSS)->kept_fixed == 15.0);
+    assert_true(integrator_by_id(METHOD_LIQSS2)->kept_fixed == 14.0);
+    assert_true(integrator_by_id(METHOD_MLIQSS2)->kept_fixed == 13.0);
+    assert_true(integrator_by_id(METHOD_MLIQSS2)->kept_per_entry == 1.0);
+    assert_non_null(integrator_by_id(METHOD_BQSS)->one_rank_why);
+    assert_true(integrator_has(integrator_by_id(METHOD_CVODE),
+                               INTEGRATOR_GLOBAL_COUNTERS | INTEGRATOR_EVENTS_ON_EVERY_RANK));
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(lookups),
+    cmocka_unit_test(names),
+    cmocka_unit_test(entries_agree),
+};
+
+int main(int argc, char **argv) {
+    return QMOL_RUN_TESTS(argc, argv, tests);
+}

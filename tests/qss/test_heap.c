@@ -1,0 +1,76 @@
+/* The event heap against a linear-scan reference: after every update the top
+ * is the earliest (time, id) pair, ties going to the lower id. */
+#include "qss/heap.h"
+#include "tests/support/test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int32_t reference_top(const double *t, int32_t n) {
+    int32_t best = 0;
+    for (int32_t i = 1; i < n; i++)
+        if (t[i] < t[best]) best = i; /* strict: the lower id wins ties */
+    return best;
+}
+
+static void random_updates(void **state) {
+    (void)state;
+    const int32_t sizes[] = {1, 2, 5, 17, 1000};
+    unsigned seed = 12345;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int32_t n = sizes[s];
+        event_heap h;
+        assert_int_equal(heap_init(&h, n), 0);
+        double *t = malloc((size_t)n * sizeof *t);
+        for (int32_t i = 0; i < n; i++)
+            t[i] = INFINITY;
+        assert_int_equal(heap_top(&h), 0);
+        for (int step = 0; step < 20000; step++) {
+            seed = seed * 1103515245u + 12345u;
+            int32_t i = (int32_t)((seed >> 8) % (unsigned)n);
+            seed = seed * 1103515245u + 12345u;
+            /* few distinct values: many ties; some infinities */
+            unsigned r = (seed >> 8) % 50u;
+            double v = r == 49 ? INFINITY : (double)(r % 16);
+            heap_update(&h, i, v);
+            t[i] = v;
+            int32_t top = reference_top(t, n);
+            assert_int_equal(heap_top(&h), top);
+            assert_true(heap_top_time(&h) == t[top] || (isinf(heap_top_time(&h)) && isinf(t[top])));
+            assert_true(heap_time(&h, i) == v || (isinf(v) && isinf(heap_time(&h, i))));
+        }
+        free(t);
+        heap_free(&h);
+    }
+}
+
+/* Popping by pushing the top to infinity yields (time, id) order. */
+static void drains_in_order(void **state) {
+    (void)state;
+    const int32_t n = 300;
+    event_heap h;
+    assert_int_equal(heap_init(&h, n), 0);
+    for (int32_t i = 0; i < n; i++)
+        heap_update(&h, i, (double)((i * 7919) % 13));
+    double last_t = -1.0;
+    int32_t last_id = -1;
+    for (int32_t k = 0; k < n; k++) {
+        int32_t i = heap_top(&h);
+        double ti = heap_top_time(&h);
+        assert_true(ti > last_t || (ti == last_t && i > last_id));
+        last_t = ti;
+        last_id = i;
+        heap_update(&h, i, INFINITY);
+    }
+    assert_true(isinf(heap_top_time(&h)));
+    heap_free(&h);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(random_updates),
+    cmocka_unit_test(drains_in_order),
+};
+
+int main(int argc, char **argv) {
+    return QMOL_RUN_TESTS(argc, argv, tests);
+}
