@@ -1,7 +1,7 @@
 /* halo_records.h: variable numbers of fixed-size records (stride doubles
  * each) sent to the neighbours of a halo plan's graph (halo.h), the counts
  * first, then the records: the QSS window-end exchange's transport
- * (src/qss_window.c), which says what a record holds.
+ * (src/qss/qss_window.c), which says what a record holds.
  */
 #ifndef QMOL_HALO_RECORDS_H
 #define QMOL_HALO_RECORDS_H

@@ -1,5 +1,5 @@
 /* fuzz_config.c: libFuzzer target for `qmol run` argument and INI parsing,
- * config_parse() in src/config.c (fuzz/README.md).
+ * config_parse() in src/driver/config.c (fuzz/README.md).
  *
  * An input is an argv part and an INI part, split at the first line that is
  * exactly "%%"; without such a line both parts are the whole input. Each

@@ -5,7 +5,7 @@
  * The input is split at '\n' and '\0' into words. The first names the
  * problem: a built-in name from the registry, or else any word, mapped onto
  * the built-ins by its first byte. The others are "key=value" assignments,
- * resolved as src/run.c does: each alone first (so that the message names
+ * resolved as src/driver/run.c does: each alone first (so that the message names
  * it), then all together, into an array of exactly nparams doubles (run.c
  * allocates one more, which would hide a write past the end).
  *

@@ -4,7 +4,7 @@ mixed method (--bdf "x>0.6", the heater and sensor on QSS) at P = 1, 2 and
 4, and under LIQSS2 and QSS2 at P = 1 and 2, switches the heater as often as
 a tight one-rank reference (CVODE, tol 1e-9) and each switch lies within the
 tolerance's time equivalent of it (10 (tol |u_s| + abstol) / |du_s/dt| + 3
-tol t, as tests/test_discontinuity.c); /events lists each crossing once.
+tol t, as tests/core/test_discontinuity.c); /events lists each crossing once.
 QSS stays at P <= 2 there: oversubscribed, each of its ~2e4 windows waits
 milliseconds for the busy-polling ranks (P = 4 on two cores: 157 s).
 

@@ -2,7 +2,7 @@
 """Many one-rank runs at once, started without mpirun, as a parameter study
 starts them: every run must succeed.
 
-qmol runs such a process as an isolated Open MPI singleton (src/main.c). All
+qmol runs such a process as an isolated Open MPI singleton (src/driver/main.c). All
 isolated singletons share one session directory path, which the first to
 finish removes; while MPI-IO kept its shared-file-pointer file there, about
 1 run in 90 failed with "cannot create HDF5 file: MPI_File_open failed"

@@ -1,4 +1,4 @@
-/* main.c: the qmol binary: MPI around qmol_main (src/cli.c, libqmol). */
+/* main.c: the qmol binary: MPI around qmol_main (src/driver/cli.c, libqmol). */
 #include "qmol_main.h"
 
 #include <mpi.h>

@@ -1,4 +1,4 @@
-/* The dependency graph (src/model.c) of rows that list a state more than
+/* The dependency graph (src/core/model.c) of rows that list a state more than
  * once: each state one entry and one dependent, the problem's rhs and jac
  * given the row as listed, its Jacobian entries of a repeated state summed. */
 #include "core/model.h"

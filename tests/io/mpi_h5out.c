@@ -87,7 +87,7 @@ static h5out_rank_info rank_info(int64_t n, int P, int r) {
     return ri;
 }
 
-/* Every field of /stats (src/stats.c's table: a copy here had drifted). */
+/* Every field of /stats (src/core/stats.c's table: a copy here had drifted). */
 #define fields stats_fields
 #define NFIELDS stats_nfields
 

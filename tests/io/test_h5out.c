@@ -2,7 +2,7 @@
  *
  * Runs on one rank or more (mpiexec -n 2: each rank writes its block of every
  * row, rows longer than a chunk split between ranks); rank 0 makes the temp
- * dir and the files that are not written by h5out. tests/mpi_h5out.c checks
+ * dir and the files that are not written by h5out. tests/io/mpi_h5out.c checks
  * the distributed writer at 1-4 ranks.
  *
  * With QMOL_H5OUT_KEEP=FILE set, test_write_read also leaves a finished file
