@@ -156,7 +156,7 @@ def cold_view(args, failures):
     """heat2d-thermostat 16 x 16, tf 0.3, --bdf "x>0.6" (the cold right part
     on BDF), tol 1e-2, the accuracy matrix's +jacobi cell: e_rr(P = 2) <= 1.5
     e_rr(1) + tol/10 against CVODE at 1e-9. Before the view drift controller
-    (src/mixed_run.c) the one-rank run read the BDF region as cold for a 2e-2
+    (src/mixed/mixed_run.c) the one-rank run read the BDF region as cold for a 2e-2
     s window while heat came in, its first switch came 3.2e-4 s late (the
     two-rank run's: 0.7e-4 s early, as mLIQSS2's alone), and the rule failed:
     4.3e-2 against 2.3e-2."""
