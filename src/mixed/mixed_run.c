@@ -177,7 +177,7 @@ void mixed_on_export_change(qss_engine *e, int32_t i, double t, const double *ol
  * 1.2e-3 / 6.0e-4 / 4.1e-4 (43-54 BDF steps), a half 3.1e-4 / 3.0e-4 /
  * 3.8e-4 / 3.0e-4 / 2.4e-4 (55-67 steps), a quarter 1.7e-4 .. 1.1e-4
  * (78-88 steps); CVODE alone 3.4e-4. Where the view is not what limits
- * the error the windows only cost: adr1d-vardiff N = 400 (tests/test_mixed.c)
+ * the error the windows only cost: adr1d-vardiff N = 400 (tests/mixed/test_mixed.c)
  * keeps e_rr 7.6e-4 and 178 BDF steps under the default history coupling
  * whatever the fraction, but the interp coupling takes 469 steps with a
  * whole quantum, 589 with a half, 738 with a quarter (CVODE alone 1,340).
