@@ -21,6 +21,18 @@ static void row_attr(hid_t obj, const char *label, const char *name) {
     free(v);
 }
 
+/* One row of two attributes a and b through format (two %s; "?" for a
+ * missing one). */
+static void row_attr_pair(hid_t obj, const char *label, const char *format, const char *a,
+                          const char *b) {
+    char *va = h5r_attr_text(obj, a), *vb = h5r_attr_text(obj, b);
+    char *text = h5u_asprintf(format, va ? va : "?", vb ? vb : "?");
+    row(label, text);
+    free(va);
+    free(vb);
+    free(text);
+}
+
 /* "/states  K x n doubles, chunks 1 x c" */
 static void row_states(hid_t file) {
     htri_t ex = H5Lexists(file, "states", H5P_DEFAULT);
@@ -294,18 +306,8 @@ static void print_info(const char *path, hid_t file) {
         if (v) row(name, v);
         free(v);
     }
-    char *rt = h5r_attr_text(file, "reltol"), *at = h5r_attr_text(file, "abstol");
-    char *tol = h5u_asprintf("reltol %s, abstol %s", rt ? rt : "?", at ? at : "?");
-    row("tolerances", tol);
-    free(rt);
-    free(at);
-    free(tol);
-    char *t0 = h5r_attr_text(file, "t0"), *tf = h5r_attr_text(file, "tf");
-    char *span = h5u_asprintf("%s .. %s", t0 ? t0 : "?", tf ? tf : "?");
-    row("time", span);
-    free(t0);
-    free(tf);
-    free(span);
+    row_attr_pair(file, "tolerances", "reltol %s, abstol %s", "reltol", "abstol");
+    row_attr_pair(file, "time", "%s .. %s", "t0", "tf");
     row_attr(file, "n", "n");
     print_samples(file);
     row_states(file);

@@ -15,7 +15,7 @@
 #include "comm/agree.h"
 #include "cvode/cvode_block.h"
 #include "cvode/cvode_internal.h"
-#include "driver/progress.h"
+#include "core/progress.h"
 #include "qss/discrete.h"
 
 #include <cvode/cvode.h>

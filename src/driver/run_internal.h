@@ -20,7 +20,7 @@
 #include "core/layout.h"
 #include "driver/output_plan.h"
 #include "partition/partition.h"
-#include "driver/progress.h"
+#include "core/progress.h"
 #include "problems/registry.h"
 
 #include <mpi.h>

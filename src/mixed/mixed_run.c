@@ -37,7 +37,7 @@
 #include "core/initial.h"
 #include "qss/discrete.h"
 #include "mixed/mixed_internal.h"
-#include "driver/progress.h"
+#include "core/progress.h"
 #include "qss/qss_journal.h"
 #include "core/wallclock.h"
 

@@ -1,4 +1,5 @@
-/* qss_engine.c: storage, shared steps and the event loop of the QSS family. */
+/* qss_engine.c: storage and the shared steps of the QSS family (advance,
+ * derivatives, quanta, next times); the event loop is in qss_run.c. */
 #include "qss/qss_engine.h"
 #include "core/initial.h"
 #include "qss/qss_journal.h"

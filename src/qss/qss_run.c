@@ -14,7 +14,7 @@
 #include "qss/discrete.h"
 #include "comm/halo.h"
 #include "core/integrator_registry.h"
-#include "driver/progress.h"
+#include "core/progress.h"
 #include "qss/qss_engine.h"
 #include "qss/qss_journal.h"
 #include "qss/qss_window.h"

@@ -3,7 +3,7 @@
 #include "qss/qss_window.h"
 
 #include "comm/halo.h"
-#include "driver/progress.h"
+#include "core/progress.h"
 #include "qss/qss_journal.h"
 
 #include "core/wallclock.h"

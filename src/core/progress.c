@@ -1,5 +1,5 @@
 /* progress.c: progress reports on stderr (see progress.h). */
-#include "driver/progress.h"
+#include "core/progress.h"
 
 #include "core/wallclock.h"
 
