@@ -43,111 +43,109 @@ static int one_piece_per_rank(int64_t n, int size) {
 
 #define QSS_CAPS (INTEGRATOR_QSS_ENGINE | INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW)
 
-static const integrator_def registry[METHOD_COUNT] = {
-    [METHOD_QSS1] = {.id = METHOD_QSS1,
-                     .name = "qss1",
-                     .description = "QSS of order 1, explicit (thesis Alg. 3.1)",
-                     .integrate = qss_integrate,
-                     .qss = &qss1_method,
-                     .caps = QSS_CAPS,
-                     .kept_fixed = KEPT_QSS(1),
-                     .pieces_per_rank = qss_pieces_per_rank},
-    [METHOD_QSS2] = {.id = METHOD_QSS2,
-                     .name = "qss2",
-                     .description = "QSS of order 2, explicit (thesis Alg. 3.2)",
-                     .integrate = qss_integrate,
-                     .qss = &qss2_method,
-                     .caps = QSS_CAPS,
-                     .kept_fixed = KEPT_QSS(2),
-                     .pieces_per_rank = qss_pieces_per_rank},
-    [METHOD_QSS3] = {.id = METHOD_QSS3,
-                     .name = "qss3",
-                     .description = "QSS of order 3, explicit (the cubic analogue of QSS2)",
-                     .integrate = qss_integrate,
-                     .qss = &qss3_method,
-                     .caps = QSS_CAPS,
-                     .kept_fixed = KEPT_QSS(3),
-                     .pieces_per_rank = qss_pieces_per_rank},
-    [METHOD_BQSS] = {.id = METHOD_BQSS,
-                     .name = "bqss",
-                     .description = "backward QSS of order 1, on one rank; stops where its "
-                                    "balance check fails",
-                     .integrate = qss_integrate,
-                     .qss = &bqss_method,
-                     .caps = QSS_CAPS,
-                     /* levels, last transition, q's last change */
-                     .kept_fixed = KEPT_QSS(1) + 5.0,
-                     .pieces_per_rank = qss_pieces_per_rank,
-                     /* its same-instant level rules freeze states under the
-                      * window-end updates: heat1d N = 100, tol 1e-3 gave
-                      * e_rr 0.52 on 2 ranks against 1.4e-4 on one
-                      * (docs/methods.md) */
-                     .one_rank_why = "late ghost updates freeze its states",
-                     .one_rank_instead = "liqss1 or mliqss1"},
-    [METHOD_LIQSS1] = {.id = METHOD_LIQSS1,
-                       .name = "liqss1",
-                       .description = "linearly implicit QSS of order 1, for stiff problems "
-                                      "(thesis Alg. 3.3)",
-                       .integrate = qss_integrate,
-                       .qss = &liqss1_method,
-                       .caps = QSS_CAPS,
-                       .kept_fixed = KEPT_QSS(1) + 1.0, /* diag */
-                       .pieces_per_rank = qss_pieces_per_rank},
-    [METHOD_LIQSS2] = {.id = METHOD_LIQSS2,
-                       .name = "liqss2",
-                       .description = "linearly implicit QSS of order 2 (thesis Alg. 5.1)",
-                       .integrate = qss_integrate,
-                       .qss = &liqss2_method,
-                       .caps = QSS_CAPS,
-                       .kept_fixed = KEPT_QSS(2) + 1.0, /* diag */
-                       .pieces_per_rank = qss_pieces_per_rank},
-    [METHOD_MLIQSS1] = {.id = METHOD_MLIQSS1,
-                        .name = "mliqss1",
-                        .description = "modified LIQSS of order 1: coupled pairs step together "
-                                       "(thesis Alg. 4.1)",
-                        .integrate = qss_integrate,
-                        .qss = &mliqss1_method,
-                        .caps = QSS_CAPS,
-                        .kept_fixed = KEPT_QSS(1),
-                        .kept_per_entry = 1.0, /* the Jacobian estimates */
-                        .pieces_per_rank = qss_pieces_per_rank},
-    [METHOD_MLIQSS2] = {.id = METHOD_MLIQSS2,
-                        .name = "mliqss2",
-                        .description = "modified LIQSS of order 2 (thesis Alg. 5.2); the default",
-                        .integrate = qss_integrate,
-                        .qss = &mliqss2_method,
-                        .caps = QSS_CAPS,
-                        .kept_fixed = KEPT_QSS(2),
-                        .kept_per_entry = 1.0, /* the Jacobian estimates */
-                        .pieces_per_rank = qss_pieces_per_rank},
-    [METHOD_CVODE] = {.id = METHOD_CVODE,
-                      .name = "cvode",
-                      .description = "SUNDIALS CVODE, BDF with Newton; one instance over all ranks",
-                      .integrate = cvode_integrate,
-                      /* one CVODE takes the same path on every rank */
-                      .caps = INTEGRATOR_BDF | INTEGRATOR_BDF_ALL | INTEGRATOR_GLOBAL_COUNTERS |
-                              INTEGRATOR_EVENTS_ON_EVERY_RANK,
-                      .kept_fixed = KEPT_BASE, /* its discrete state only */
-                      .pieces_per_rank = one_piece_per_rank},
-    [METHOD_MIXED] = {.id = METHOD_MIXED,
-                      .name = "mixed",
-                      .description =
-                          "QSS and CVODE-BDF blocks, states assigned by --bdf, --bdf-file "
-                          "or --assign auto",
-                      .integrate = mixed_integrate,
-                      .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_ASSIGNS |
-                              INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW,
-                      .kept_fixed = KEPT_BASE, /* its discrete state only */
-                      .pieces_per_rank = one_piece_per_rank,
-                      .bdf_alone = &registry[METHOD_CVODE]},
+/* The QSS methods' tables, each defined in its method's file. */
+extern const qss_method qss1_method, qss2_method, qss3_method, bqss_method;
+extern const qss_method liqss1_method, liqss2_method, mliqss1_method, mliqss2_method;
+
+/* One entry per --method, in the order of the names lists (usage, messages,
+ * qmol list). Adding a method: its file, its table's declaration above and
+ * its entry here (docs/architecture.md, "Adding a method"). */
+static const integrator_def registry[] = {
+    {.name = "qss1",
+     .description = "QSS of order 1, explicit (thesis Alg. 3.1)",
+     .integrate = qss_integrate,
+     .qss = &qss1_method,
+     .caps = QSS_CAPS,
+     .kept_fixed = KEPT_QSS(1),
+     .pieces_per_rank = qss_pieces_per_rank},
+    {.name = "qss2",
+     .description = "QSS of order 2, explicit (thesis Alg. 3.2)",
+     .integrate = qss_integrate,
+     .qss = &qss2_method,
+     .caps = QSS_CAPS,
+     .kept_fixed = KEPT_QSS(2),
+     .pieces_per_rank = qss_pieces_per_rank},
+    {.name = "qss3",
+     .description = "QSS of order 3, explicit (the cubic analogue of QSS2)",
+     .integrate = qss_integrate,
+     .qss = &qss3_method,
+     .caps = QSS_CAPS,
+     .kept_fixed = KEPT_QSS(3),
+     .pieces_per_rank = qss_pieces_per_rank},
+    {.name = "bqss",
+     .description = "backward QSS of order 1, on one rank; stops where its "
+                    "balance check fails",
+     .integrate = qss_integrate,
+     .qss = &bqss_method,
+     .caps = QSS_CAPS | INTEGRATOR_BALANCE_CHECK,
+     /* levels, last transition, q's last change */
+     .kept_fixed = KEPT_QSS(1) + 5.0,
+     .pieces_per_rank = qss_pieces_per_rank,
+     /* its same-instant level rules freeze states under the
+      * window-end updates: heat1d N = 100, tol 1e-3 gave
+      * e_rr 0.52 on 2 ranks against 1.4e-4 on one
+      * (docs/methods.md) */
+     .one_rank_why = "late ghost updates freeze its states",
+     .one_rank_instead = "liqss1 or mliqss1"},
+    {.name = "liqss1",
+     .description = "linearly implicit QSS of order 1, for stiff problems "
+                    "(thesis Alg. 3.3)",
+     .integrate = qss_integrate,
+     .qss = &liqss1_method,
+     .caps = QSS_CAPS,
+     .kept_fixed = KEPT_QSS(1) + 1.0, /* diag */
+     .pieces_per_rank = qss_pieces_per_rank},
+    {.name = "liqss2",
+     .description = "linearly implicit QSS of order 2 (thesis Alg. 5.1)",
+     .integrate = qss_integrate,
+     .qss = &liqss2_method,
+     .caps = QSS_CAPS,
+     .kept_fixed = KEPT_QSS(2) + 1.0, /* diag */
+     .pieces_per_rank = qss_pieces_per_rank},
+    {.name = "mliqss1",
+     .description = "modified LIQSS of order 1: coupled pairs step together "
+                    "(thesis Alg. 4.1)",
+     .integrate = qss_integrate,
+     .qss = &mliqss1_method,
+     .caps = QSS_CAPS,
+     .kept_fixed = KEPT_QSS(1),
+     .kept_per_entry = 1.0, /* the Jacobian estimates */
+     .pieces_per_rank = qss_pieces_per_rank},
+    {.name = "mliqss2",
+     .description = "modified LIQSS of order 2 (thesis Alg. 5.2); the default",
+     .integrate = qss_integrate,
+     .qss = &mliqss2_method,
+     .caps = QSS_CAPS,
+     .kept_fixed = KEPT_QSS(2),
+     .kept_per_entry = 1.0, /* the Jacobian estimates */
+     .pieces_per_rank = qss_pieces_per_rank},
+    {.name = "cvode",
+     .description = "SUNDIALS CVODE, BDF with Newton; one instance over all ranks",
+     .integrate = cvode_integrate,
+     /* one CVODE takes the same path on every rank */
+     .caps = INTEGRATOR_BDF | INTEGRATOR_BDF_ALL | INTEGRATOR_GLOBAL_COUNTERS |
+             INTEGRATOR_EVENTS_ON_EVERY_RANK,
+     .kept_fixed = KEPT_BASE, /* its discrete state only */
+     .pieces_per_rank = one_piece_per_rank},
+    {.name = "mixed",
+     .description = "QSS and CVODE-BDF blocks, states assigned by --bdf, --bdf-file "
+                    "or --assign auto",
+     .integrate = mixed_integrate,
+     .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_ASSIGNS |
+             INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW,
+     .kept_fixed = KEPT_BASE, /* its discrete state only */
+     .pieces_per_rank = one_piece_per_rank,
+     .bdf_alone = "cvode"},
 };
 
+#define REGISTRY_SIZE ((int)(sizeof registry / sizeof registry[0]))
+
 const integrator_def *integrator_by_id(int id) {
-    return id >= 0 && id < METHOD_COUNT ? &registry[id] : NULL;
+    return id >= 0 && id < REGISTRY_SIZE ? &registry[id] : NULL;
 }
 
 const integrator_def *integrator_by_name(const char *name) {
-    for (int k = 0; k < METHOD_COUNT; k++) {
+    for (int k = 0; k < REGISTRY_SIZE; k++) {
         const char *a = registry[k].name, *b = name;
         while (*a && *b && (*a == *b || *a == *b + ('a' - 'A')))
             a++, b++;
@@ -157,13 +155,13 @@ const integrator_def *integrator_by_name(const char *name) {
 }
 
 const integrator_def *integrator_default(void) {
-    return &registry[METHOD_MLIQSS2];
+    return integrator_by_name("mliqss2");
 }
 
 void integrator_names(char *buf, size_t len, int qss_only) {
     size_t used = 0;
     buf[0] = '\0';
-    for (int k = 0; k < METHOD_COUNT && used < len; k++) {
+    for (int k = 0; k < REGISTRY_SIZE && used < len; k++) {
         if (qss_only && !integrator_is_qss(&registry[k])) continue;
         int w = snprintf(buf + used, len - used, "%s%s", used ? " " : "", registry[k].name);
         if (w < 0) break;

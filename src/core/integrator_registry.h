@@ -24,22 +24,6 @@
 
 struct qss_method;
 
-/* The entries' ids: their index in the registry, in the order the names are
- * listed (usage, messages, qmol list). */
-typedef enum integrator_id {
-    METHOD_QSS1,
-    METHOD_QSS2,
-    METHOD_QSS3,
-    METHOD_BQSS,
-    METHOD_LIQSS1,
-    METHOD_LIQSS2,
-    METHOD_MLIQSS1,
-    METHOD_MLIQSS2,
-    METHOD_CVODE,
-    METHOD_MIXED,
-    METHOD_COUNT
-} integrator_id;
-
 /* qss_integrate, cvode_integrate, mixed_integrate (integrator.h). */
 typedef int (*integrate_fn)(const model *m, const integrator_options *o, sample_fn sample,
                             void *ctx, qmol_stats *stats, char *err, size_t errlen);
@@ -76,10 +60,13 @@ enum {
     INTEGRATOR_GATHER_DISCRETE = 1u << 6,
     /* METIS weighs each state by its row's length (the work of its event). */
     INTEGRATOR_WEIGHT_BY_ROW = 1u << 7,
+    /* One rank: the balance of the states' sum is checked at window ends
+     * (mass_check.h; BQSS), and a run that breaks it stops with
+     * INTEGRATOR_UNSUITED. */
+    INTEGRATOR_BALANCE_CHECK = 1u << 8,
 };
 
 typedef struct integrator_def {
-    integrator_id id;
     const char *name;        /* --method NAME (lower case; matched ignoring case) */
     const char *description; /* one line (qmol list) */
     integrate_fn integrate;
@@ -98,12 +85,13 @@ typedef struct integrator_def {
     /* A method that runs on one rank only: why, and what to use instead on
      * several; NULL: any number of ranks. */
     const char *one_rank_why, *one_rank_instead;
-    /* INTEGRATOR_ASSIGNS: the method that runs the states alone when the
-     * assignment gave them all to BDF. */
-    const struct integrator_def *bdf_alone;
+    /* INTEGRATOR_ASSIGNS: the name of the method that runs the states
+     * alone when the assignment gave them all to BDF. */
+    const char *bdf_alone;
 } integrator_def;
 
-/* The entry of an id, or NULL outside [0, METHOD_COUNT). */
+/* The entry at index id of the registry (its order: the names lists'), or
+ * NULL past the last. */
 const integrator_def *integrator_by_id(int id);
 /* The entry of a name (case-insensitive), or NULL. */
 const integrator_def *integrator_by_name(const char *name);

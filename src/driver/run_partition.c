@@ -89,7 +89,7 @@ static int assign_methods(const run_config *c, const qmol_problem *p, run_layout
     MPI_Allreduce(counts, low, 2, MPI_INT64_T, MPI_MIN, l->comm);
     MPI_Allreduce(counts, high, 2, MPI_INT64_T, MPI_MAX, l->comm);
     if (total[0] == 0 || total[1] == 0) {
-        *pure = total[1] == 0 ? c->qss_method : c->method->bdf_alone;
+        *pure = total[1] == 0 ? c->qss_method : integrator_by_name(c->method->bdf_alone);
         free(assignment);
         *out = NULL;
         return 0;

@@ -99,10 +99,8 @@ struct qss_engine {
     size_t errlen;
 };
 
-/* Methods (qss_explicit.c, bqss.c, liqss.c, mliqss.c), each referenced by its
- * entry in integrator_registry.c. */
-extern const qss_method qss1_method, qss2_method, qss3_method, bqss_method;
-extern const qss_method liqss1_method, liqss2_method, mliqss1_method, mliqss2_method;
+/* The methods' tables (qss_explicit.c, bqss.c, liqss.c, mliqss.c) are
+ * declared where their entries are, in integrator_registry.c. */
 
 /* Fills e's fields for model m and options o with method `method` and
  * allocates its storage (eng_alloc). Returns 0 or -1 (out of memory). */

@@ -382,7 +382,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
         eng_fail(e, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
     /* BQSS (one rank): the balance of the states' sum, from where the run
      * starts or resumes */
-    L->check_mass = !e->halo && e->method == &bqss_method && !e->failed;
+    L->check_mass = !e->halo && integrator_has(o->method, INTEGRATOR_BALANCE_CHECK) && !e->failed;
     if (L->check_mass && mass_check_init(&L->mass, e, L->T) != 0)
         eng_fail(e, "out of memory for the balance check");
     L->next_k = o->first_sample > 0 ? o->first_sample : 1;

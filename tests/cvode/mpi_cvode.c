@@ -65,7 +65,7 @@ static void dist_setup(dist_run *d, partition_kind kind) {
 static void dist_integrate(dist_run *d, double tol, double tf, int64_t K, int use_jac,
                            linsol_id ls) {
     d->K = K;
-    d->o = (integrator_options){.method = integrator_by_id(METHOD_CVODE),
+    d->o = (integrator_options){.method = integrator_by_name("cvode"),
                                 .reltol = tol,
                                 .abstol = tol,
                                 .t0 = d->prob.t0,

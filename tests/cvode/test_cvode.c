@@ -200,7 +200,7 @@ static integrator_options cvode_options(double t0, double tf, int64_t K, linsol_
                                         double rtol, double atol) {
     integrator_options o;
     memset(&o, 0, sizeof o);
-    o.method = integrator_by_id(METHOD_CVODE);
+    o.method = integrator_by_name("cvode");
     o.reltol = rtol;
     o.abstol = atol;
     o.t0 = t0;
