@@ -6,6 +6,7 @@
   read_stats(path)       the same from a path, without reading /states
   e_rr(x, ref)           ||x - ref||_2 / ||ref||_2 over all samples and states
                          (thesis eq. 4.11)
+  e_rr_files(p, ref_p)   the same of two result files, a sample row at a time
   max_error(x, ref)      max |x - ref|
   heat_exact(f)          the exact semi-discrete solution of heat1d/2d/3d at a
                          file's sample times (f: an open h5py.File or a Result)
@@ -87,6 +88,26 @@ def e_rr(x, ref):
         return float("nan")
     norm = np.linalg.norm(ref)
     return float(np.linalg.norm(x - ref) / norm if norm > 0 else np.linalg.norm(x - ref))
+
+
+def e_rr_files(path, ref_path):
+    """e_rr of the result file at path against the one at ref_path, read one
+    sample row at a time (grids too large to hold whole); the states' shapes
+    and the sample times must agree (ValueError otherwise)."""
+    num = den = 0.0
+    with h5py.File(path, "r") as f, h5py.File(ref_path, "r") as g:
+        x, xr = f["states"], g["states"]
+        if x.shape != xr.shape:
+            raise ValueError("%s has states %s, %s has %s" % (path, x.shape, ref_path, xr.shape))
+        if not np.allclose(f["time"][:], g["time"][:], rtol=0, atol=1e-12):
+            raise ValueError("%s: sample times differ from %s" % (path, ref_path))
+        for k in range(x.shape[0]):
+            a, b = x[k, :], xr[k, :]
+            if not np.all(np.isfinite(a)):
+                return float("nan")
+            num += float(np.dot(a - b, a - b))
+            den += float(np.dot(b, b))
+    return math.sqrt(num / den) if den > 0 else math.sqrt(num)
 
 
 def max_error(x, ref):
