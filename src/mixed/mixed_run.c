@@ -16,7 +16,8 @@
  *  - At T the BDF states' polynomials are renewed from y(T), f(T) and the QSS
  *    rows reading them re-evaluated.
  *  - T is t_k plus the step CVODE proposes, cut at sample times, by the
- *    extrapolation limit below and, for interp and sample, by the thesis's
+ *    extrapolation limit and the view drift controller below and, for
+ *    interp and sample, by the thesis's
  *    step limit (Eq. 7.35) whenever a QSS state the BDF block reads changes
  *    inside the window.
  *
