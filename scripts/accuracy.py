@@ -12,7 +12,7 @@
                          file's sample times (f: an open h5py.File or a Result)
   markdown_table(h, r)   a markdown table, columns padded to line up
 
-Used by scripts/accuracy-matrix, bench-builds, bench-engine, bench-mixed,
+Used by scripts/accuracy-matrix, bench-auto, bench-builds, bench-engine, bench-mixed,
 bench-serial, scaling, qmolpost and the Python tests (which add this
 directory to sys.path; an installed qmolpost finds it in
 share/qmol/python). Needs h5py and numpy: Debian's /usr/bin/python3 has
