@@ -68,7 +68,7 @@ typedef struct mixed {
     double *col_anchor; /* per QSS BDF column: its slope at anchor_t */
     double *col_curv;   /* per QSS BDF column: y'' from the slopes since anchor_t */
     double anchor_t;    /* where the curvatures were last measured from */
-    double view_drift;  /* the last window's worst view drift, in parts of its bound */
+    double view_drift;  /* the last window's worst view drift, in quanta (control_view) */
     double view_window; /* the view drift controller's next window (infinity at first) */
     double *lay_vals;   /* layout-sized: the inputs' exchange (BDF values at T after a renewal) */
     double *lay_slope;  /* layout-sized: BDF slopes at T */

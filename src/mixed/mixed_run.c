@@ -231,8 +231,7 @@ static void renew_bdf_columns(mixed *x, double t, double span, int measure_drift
         int32_t k = c - x->first_bdf_col, L = x->bdf_col_lay[k];
         double value = x->lay_vals[L], slope = x->lay_slope[L];
         if (measure_drift) { /* the old view at t against the truth */
-            double view = e->qc[0][c] + (e->order >= 2 ? e->qc[1][c] * (t - e->tq[c]) : 0.0);
-            double r = fabs(value - view) / e->dq[c];
+            double r = fabs(value - eng_q_at(e, c, t)) / e->dq[c];
             if (r > x->view_drift) x->view_drift = r;
         }
         if (measure) {
