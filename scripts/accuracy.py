@@ -7,6 +7,8 @@
   e_rr(x, ref)           ||x - ref||_2 / ||ref||_2 over all samples and states
                          (thesis eq. 4.11)
   e_rr_files(p, ref_p)   the same of two result files, a sample row at a time
+  work_done(stats, m)    "N events", "N steps" or both, for method m's stats
+  default_mpiexec()      mpiexec --oversubscribe (--allow-run-as-root as root)
   max_error(x, ref)      max |x - ref|
   heat_exact(f)          the exact semi-discrete solution of heat1d/2d/3d at a
                          file's sample times (f: an open h5py.File or a Result)
@@ -19,6 +21,7 @@ share/qmol/python). Needs h5py and numpy: Debian's /usr/bin/python3 has
 them (python3-h5py, python3-numpy).
 """
 import math
+import os
 
 import h5py
 import numpy as np
@@ -108,6 +111,24 @@ def e_rr_files(path, ref_path):
             num += float(np.dot(a - b, a - b))
             den += float(np.dot(b, b))
     return math.sqrt(num / den) if den > 0 else math.sqrt(num)
+
+
+def work_done(stats, method):
+    """A run's work from its stats: QSS events, CVODE steps, or both (the
+    mixed method's blocks)."""
+    events, steps = int(stats.get("events", 0)), int(stats.get("nst", 0))
+    if method == "cvode":
+        return "{:,} steps".format(steps)
+    if not steps:
+        return "{:,} events".format(events)
+    return "{:,} events + {:,} steps".format(events, steps)
+
+
+def default_mpiexec():
+    """mpiexec oversubscribed (a small machine runs more ranks than cores),
+    with --allow-run-as-root as root."""
+    m = "mpiexec --oversubscribe"
+    return m + " --allow-run-as-root" if os.geteuid() == 0 else m
 
 
 def max_error(x, ref):
