@@ -13,6 +13,8 @@
   the message names the checkpoint and how to resume; resumed on 2 ranks,
   equal to the uninterrupted 2-rank run bit for bit; resumed on 1 rank,
   within tol.
+- --method auto the same way (its checkpoint holds the states only; the
+  resumed run probes and chooses again): within tol of the uninterrupted run.
 - The mixed method on 2 ranks stopped by SIGTERM and resumed on 2 ranks:
   within tol (both blocks start anew from the saved states).
 - Zero crossings (heat2d-thermostat, LIQSS2) on 2 ranks killed and resumed
@@ -74,6 +76,7 @@ ADR = ["--problem", "adr2d", "--set", "nx=400", "--set", "ny=200", "--tf", "4",
 HEAT_TOL = 1e-4
 MIXED = ["--problem", "adr1d-vardiff", "--set", "N=4000", "--tf", "10", "--samples", "5",
          "--method", "mixed", "--assign", "auto", "--tol", str(TOL), "--quiet"]
+AUTO = MIXED[:MIXED.index("--method")] + ["--method", "auto", "--tol", str(TOL), "--quiet"]
 THERMOSTAT = ["--problem", "heat2d-thermostat", "--set", "nx=40", "--set", "ny=40", "--tf", "2",
               "--samples", "4", "--method", "liqss2", "--tol", str(TOL), "--quiet"]
 PULSE = ["--problem", "pulse", "--set", "N=1000", "--tf", "10", "--samples", "8", "--tol",
@@ -153,6 +156,30 @@ def fresh(path):
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     return path
+
+
+def stop_and_resume(args, s, name, options, fails):
+    """A run on 2 ranks stopped by SIGTERM past t = 1 and resumed on 2 ranks:
+    exit codes 3 and 0, the result within TOL (e_rr) of the uninterrupted run."""
+    where = fresh(os.path.join(s, name))
+    subprocess.run(cmd(args, 2) + options + ["--output", "full.h5"], cwd=where, check=True)
+    p = start_and_wait(args, options + ["--output", "run.h5", "--checkpoint-every", "t=0.5"],
+                       where, 2, 1.0)
+    for pid in qmol_pids(where):
+        os.kill(pid, signal.SIGTERM)
+    _, stderr = p.communicate(timeout=300)
+    t_stop = ckpt_time(os.path.join(where, "run.ckpt.h5"))
+    r = subprocess.run(cmd(args, 2) + ["--restart", "run.ckpt.h5"], cwd=where,
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 3 or r.returncode != 0:
+        fails.append("%s: stop exit %d (%r), resumed exit %d: %s"
+                     % (name, p.returncode, stderr, r.returncode, r.stderr))
+        return
+    e = err_rr(states(os.path.join(where, "run.h5"))[1],
+               states(os.path.join(where, "full.h5"))[1])
+    print("%s on 2 ranks: stopped at t=%g, resumed: e_rr %.3e (tol %g)" % (name, t_stop, e, TOL))
+    if not e <= TOL:
+        fails.append("%s resumed: e_rr %.3e > tol" % (name, e))
 
 
 def heat_exact(path):
@@ -619,26 +646,10 @@ def main():
 
     # the mixed method on 2 ranks, stopped by SIGTERM: both blocks start anew
     # from the saved states, within tol of the uninterrupted run
-    mixed = fresh(os.path.join(s, "mixed"))
-    subprocess.run(cmd(args, 2) + MIXED + ["--output", "full.h5"], cwd=mixed, check=True)
-    p = start_and_wait(args, MIXED + ["--output", "run.h5", "--checkpoint-every", "t=0.5"], mixed,
-                       2, 1.0)
-    for pid in qmol_pids(mixed):
-        os.kill(pid, signal.SIGTERM)
-    _, stderr = p.communicate(timeout=300)
-    t_m = ckpt_time(os.path.join(mixed, "run.ckpt.h5"))
-    r = subprocess.run(cmd(args, 2) + ["--restart", "run.ckpt.h5"], cwd=mixed,
-                       capture_output=True, text=True, timeout=600)
-    if p.returncode != 3 or r.returncode != 0:
-        fails.append("mixed: stop exit %d (%r), resumed exit %d: %s"
-                     % (p.returncode, stderr, r.returncode, r.stderr))
-    else:
-        full_m = states(os.path.join(mixed, "full.h5"))[1]
-        e = err_rr(states(os.path.join(mixed, "run.h5"))[1], full_m)
-        print("mixed on 2 ranks: stopped at t=%g, resumed: e_rr %.3e (tol %g)"
-              % (t_m, e, TOL))
-        if not e <= TOL:
-            fails.append("mixed resumed: e_rr %.3e > tol" % e)
+    stop_and_resume(args, s, "mixed", MIXED, fails)
+    # --method auto the same way: its checkpoint holds the states; the resumed
+    # run probes and chooses again from them
+    stop_and_resume(args, s, "auto", AUTO, fails)
 
     # CVODE, killed and resumed: error against the exact solution
     cv = fresh(os.path.join(s, "cvode"))

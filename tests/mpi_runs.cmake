@@ -49,3 +49,10 @@ add_test(NAME mpi.runs.fixed_window
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
 set_tests_properties(mpi.runs.fixed_window PROPERTIES TIMEOUT 300 PROCESSORS 2)
+# --method auto on 1 and 2 ranks: accuracy across its switches, honest
+# counters, no fixed method map (tests/mpi_auto.py).
+add_test(NAME mpi.runs.auto
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/mpi_auto.py
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
+set_tests_properties(mpi.runs.auto PROPERTIES TIMEOUT 600 PROCESSORS 2)

@@ -40,7 +40,8 @@ static void set_handler(int sig, void (*handler)(int)) {
     sigaction(sig, &action, NULL);
 }
 
-int checkpoint_stop_requested(void) {
+int checkpoint_stop_requested(void *unused) {
+    (void)unused;
     return received != 0;
 }
 

@@ -19,9 +19,12 @@ int initial_values_set(initial_values *start, const int64_t *gids, const double 
     initial_values_free(start);
     start->pairs = malloc((size_t)(count > 0 ? count : 1) * sizeof *start->pairs);
     if (!start->pairs) return -1;
-    for (int64_t k = 0; k < count; k++)
+    int sorted = 1;
+    for (int64_t k = 0; k < count; k++) {
         start->pairs[k] = (struct initial_pair){gids[k], values[k]};
-    qsort(start->pairs, (size_t)count, sizeof *start->pairs, by_gid);
+        if (k > 0 && gids[k] < gids[k - 1]) sorted = 0;
+    }
+    if (!sorted) qsort(start->pairs, (size_t)count, sizeof *start->pairs, by_gid);
     start->count = count;
     return 0;
 }

@@ -70,9 +70,11 @@ typedef struct integrator_options {
     int (*at_window_end)(void *ctx, double t, const struct integrator_state *s);
     void *window_ctx;
     double window_cap;
-    /* One rank: polled every 2^16 QSS events; non-zero ends the window at
-     * once (a signal arrived), so that at_window_end comes soon. NULL: never. */
-    int (*stop_requested)(void);
+    /* One rank: polled with stop_ctx every 2^12 QSS events; non-zero ends
+     * the window at once (a signal arrived; auto's budget ran out), so that
+     * at_window_end comes soon. NULL: never. */
+    int (*stop_requested)(void *stop_ctx);
+    void *stop_ctx;
     /* A resumed run: the integration starts at t0, the checkpoint's time,
      * from the starting values start (initial.h; NULL: the problem's x0)
      * and then reads its own state back from resume (state_io, loading);
@@ -87,6 +89,16 @@ typedef struct integrator_options {
     /* Trace of QSS events, for tests: called after each event (may be NULL). */
     void (*trace)(void *ctx, double t, int32_t i, const double *q);
     void *trace_ctx;
+    /* A method that chooses as it runs (--method auto): what it chose, as
+     * lines of text for the summary (NULL or choices_len 0: not asked). */
+    char *choices;
+    size_t choices_len;
+    /* CVODE alone (cvode_integrate): the first step to try (0: CVODE's own
+     * estimate), and where to leave the step it would take next (NULL: not
+     * asked), so that a run that goes on from where another stopped (auto's
+     * segments) need not find its step size again. */
+    double first_step;
+    double *last_step;
 } integrator_options;
 
 /* The time of sample k (1..K): t0 + (tf - t0) k / K, with sample K exactly tf. */
@@ -156,6 +168,11 @@ int cvode_integrate(const model *m, const integrator_options *o, sample_fn sampl
                     qmol_stats *stats, char *err, size_t errlen);
 int mixed_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
                     qmol_stats *stats, char *err, size_t errlen);
+/* --method auto (auto_run.c): segments of CVODE, o->qss_method and (when
+ * o->assignment splits the states) the mixed method, each chosen by its
+ * measured cost. */
+int auto_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
+                   qmol_stats *stats, char *err, size_t errlen);
 /* The mixed method's coupling on `ranks` ranks: 0, or -1 with a message
  * (interp and sample run on one rank only). */
 int mixed_check_coupling(int coupling, int ranks, char *err, size_t errlen);

@@ -136,6 +136,15 @@ static const integrator_def registry[] = {
      .kept_fixed = KEPT_BASE, /* its discrete state only */
      .pieces_per_rank = one_piece_per_rank,
      .bdf_alone = "cvode"},
+    {.name = "auto",
+     .description = "chooses as it runs: CVODE, --qss-method or the mixed split of "
+                    "--assign auto, by measured cost (docs/methods.md)",
+     .integrate = auto_integrate,
+     .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_ASSIGNS |
+             INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW | INTEGRATOR_CHOOSES,
+     .kept_fixed = KEPT_BASE, /* the states only */
+     .pieces_per_rank = one_piece_per_rank,
+     .bdf_alone = "cvode"},
 };
 
 #define REGISTRY_SIZE ((int)(sizeof registry / sizeof registry[0]))

@@ -64,6 +64,11 @@ enum {
      * (mass_check.h; BQSS), and a run that breaks it stops with
      * INTEGRATOR_UNSUITED. */
     INTEGRATOR_BALANCE_CHECK = 1u << 8,
+    /* Chooses among other entries as it runs (auto): an assignment that
+     * leaves a block empty does not replace it; --assign auto is implied
+     * unless --bdf or --bdf-file gives the split; the summary prints
+     * integrator_options.choices. */
+    INTEGRATOR_CHOOSES = 1u << 9,
 };
 
 typedef struct integrator_def {

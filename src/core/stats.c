@@ -103,11 +103,21 @@ void stats_add_solver(qmol_stats *s, const qmol_stats *from) {
         if (is_solver(i)) *stats_counter(s, i) += *stats_counter((qmol_stats *)from, i);
 }
 
-void stats_carry_over(qmol_stats *s, const qmol_stats *before, int rank) {
+/* Adds before's wall times, and its counters on rank 0 (all ranks: the
+ * agreed ones, and every one when every_rank). */
+static void add_fields(qmol_stats *s, const qmol_stats *before, int rank, int every_rank) {
     for (size_t i = 0; i < stats_nfields; i++) {
         if (stats_fields[i].is_double)
             *stats_wall(s, i) += *stats_wall((qmol_stats *)before, i);
-        else if (rank == 0 || stats_fields[i].agreed)
+        else if (every_rank || rank == 0 || stats_fields[i].agreed)
             *stats_counter(s, i) += *stats_counter((qmol_stats *)before, i);
     }
+}
+
+void stats_add(qmol_stats *s, const qmol_stats *from) {
+    add_fields(s, from, 0, 1);
+}
+
+void stats_carry_over(qmol_stats *s, const qmol_stats *before, int rank) {
+    add_fields(s, before, rank, 0);
 }

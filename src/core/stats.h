@@ -68,6 +68,8 @@ qmol_stats stats_reduce(const qmol_stats *mine, MPI_Comm comm);
  * rank: ranks other than 0 zero them, so that totals over ranks are the
  * solver's (row evaluations stay per rank). */
 void stats_count_global_once(qmol_stats *s, int rank);
+/* Adds every counter and wall time of from to s. */
+void stats_add(qmol_stats *s, const qmol_stats *from);
 /* Adds from's CVODE solver counters (nst ... njvevals) to s. */
 void stats_add_solver(qmol_stats *s, const qmol_stats *from);
 /* A resumed run adds what its checkpoint counted before (`before`: totals

@@ -371,6 +371,7 @@ int cvode_integrate(const model *m, const integrator_options *o, sample_fn sampl
         stats->wall_output += sample_wall;
     }
     rc = cvk_agree(&b->r, rc, err, errlen);
+    if (o->last_step) *o->last_step = cvode_block_next_step(b);
     cvode_block_close(b);
     disc_free(&d);
     return rc;

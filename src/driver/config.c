@@ -175,6 +175,26 @@ static void defaults(run_config *c) {
     c->progress = -1.0;
 }
 
+/* Which states go to BDF: said for the mixed method (auto takes --assign
+ * auto's split unless told), and only for the methods that assign. */
+static int check_assignment(run_config *c, char *err, size_t errlen) {
+    int mixed_input = c->bdf_rule || c->bdf_file || c->assign_auto;
+    int assigns = integrator_has(c->method, INTEGRATOR_ASSIGNS);
+    if (integrator_has(c->method, INTEGRATOR_CHOOSES) && !mixed_input)
+        c->assign_auto = mixed_input = 1;
+    if (assigns && !mixed_input)
+        return failf(err, errlen,
+                     "--method %s: say which states go to BDF (--bdf RULE, --bdf-file PATH or "
+                     "--assign auto)",
+                     c->method->name);
+    if (!assigns && mixed_input)
+        return failf(err, errlen, "--%s: only with --method mixed or auto",
+                     c->bdf_rule   ? "bdf"
+                     : c->bdf_file ? "bdf-file"
+                                   : "assign");
+    return 0;
+}
+
 /* The arguments, one per line, without --restart and its file. */
 static char *join_args(int argc, char **argv) {
     size_t len = 1;
@@ -261,19 +281,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
                      "the longest",
                      c->window_min, c->window_max);
     if (!c->abstol_given) c->abstol = DEFAULT_ABSTOL_RATIO * c->reltol;
-    int mixed_input = c->bdf_rule || c->bdf_file || c->assign_auto;
-    int assigns = integrator_has(c->method, INTEGRATOR_ASSIGNS);
-    if (assigns && !mixed_input)
-        return failf(err, errlen,
-                     "--method %s: say which states go to BDF (--bdf RULE, --bdf-file PATH or "
-                     "--assign auto)",
-                     c->method->name);
-    if (!assigns && mixed_input)
-        return failf(err, errlen, "--%s: only with --method mixed",
-                     c->bdf_rule   ? "bdf"
-                     : c->bdf_file ? "bdf-file"
-                                   : "assign");
-    return 0;
+    return check_assignment(c, err, errlen);
 }
 
 void config_free(run_config *c) {

@@ -54,7 +54,9 @@ static void choose_solver(run_ctx *r) {
         .on_discrete = integrator_has(c->method, INTEGRATOR_EVENTS_ON_EVERY_RANK) && r->rank > 0
                            ? NULL
                            : run_log_event,
-        .discrete_ctx = &r->events};
+        .discrete_ctx = &r->events,
+        .choices = r->choices,
+        .choices_len = sizeof r->choices};
 }
 
 /* What the output file says of the run (h5out.h). */

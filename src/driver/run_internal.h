@@ -70,6 +70,7 @@ typedef struct run_ctx {
     qmol_stats stats;
     checkpointer ck;
     int have_ck, keep_partial; /* keep_partial: OUTPUT.partial outlives a failure */
+    char choices[4096];        /* what --method auto chose (integrator_options.choices) */
 } run_ctx;
 
 /* Errors and the summary come from rank 0. */

@@ -208,7 +208,8 @@ int run_lay_out(run_ctx *r) {
         run_say(r, "qmol: error: %s\n", r->err);
         return 2;
     }
-    if (pure) { /* the partition and the memory of that method */
+    int chooses = integrator_has(c->method, INTEGRATOR_CHOOSES); /* auto: keeps its own */
+    if (pure && !chooses) { /* the partition and the memory of that method */
         run_alone(c, pure, p->n, r->rank);
         if (partition_for(c, p, r->size, &r->po, r->err, sizeof r->err) != 0 ||
             run_memory_check(c, p, &r->po, r->can_checkpoint, r->comm, r->err, sizeof r->err) !=
@@ -233,7 +234,7 @@ int run_lay_out(run_ctx *r) {
     }
     /* (the layout stays: on one rank or a block partition it is that
      * method's too; its memory is checked again) */
-    if (pure) {
+    if (pure && !chooses) {
         run_alone(c, pure, p->n, r->rank);
         if (run_memory_check(c, p, &r->po, r->can_checkpoint, r->comm, r->err, sizeof r->err) !=
             0) {

@@ -148,9 +148,10 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         if (!e->halo && o->progress && (e->stats->events & 0xFFFF) == 0 &&
             progress_due(o->progress))
             progress_local(o->progress, t, e->stats->events, 0.0);
-        /* one rank: a stop request (a signal) ends the window here */
-        if (!e->halo && o->stop_requested && (e->stats->events & 0xFFFF) == 0 &&
-            o->stop_requested()) {
+        /* one rank: a stop request (a signal, auto's budget) ends the
+         * window here */
+        if (!e->halo && o->stop_requested && (e->stats->events & 0xFFF) == 0 &&
+            o->stop_requested(o->stop_ctx)) {
             e->events_until = t;
             break;
         }

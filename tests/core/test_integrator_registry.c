@@ -12,7 +12,7 @@ static void lookups(void **state) {
     int count = 0;
     while (integrator_by_id(count))
         count++;
-    assert_int_equal(count, 10);
+    assert_int_equal(count, 11);
     for (int id = 0; id < count; id++) {
         const integrator_def *d = integrator_by_id(id);
         assert_ptr_equal(integrator_by_name(d->name), d);
@@ -37,7 +37,7 @@ static void names(void **state) {
     (void)state;
     char buf[256];
     integrator_names(buf, sizeof buf, 0);
-    assert_string_equal(buf, "qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2 cvode mixed");
+    assert_string_equal(buf, "qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2 cvode mixed auto");
     integrator_names(buf, sizeof buf, 1);
     assert_string_equal(buf, "qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2");
     integrator_names(buf, 12, 0); /* cut, terminated */
@@ -78,6 +78,9 @@ static void entries_agree(void **state) {
         if (d->caps & INTEGRATOR_QSS_ENGINE)
             assert_true(integrator_has(d, INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW));
         assert_true(!d->one_rank_why == !d->one_rank_instead);
+        /* a method that chooses (auto) runs the others: the mixed split
+         * among them, so it assigns */
+        if (d->caps & INTEGRATOR_CHOOSES) assert_true(integrator_has(d, INTEGRATOR_ASSIGNS));
         /* the balance check is a one-rank QSS run's (mass_check.h) */
         if (d->caps & INTEGRATOR_BALANCE_CHECK)
             assert_true(integrator_is_qss(d) && d->one_rank_why);

@@ -1,0 +1,89 @@
+/* auto_meter.c: measuring a method's cost as it integrates (auto_meter.h). */
+#include "auto/auto_meter.h"
+
+#include "core/wallclock.h"
+
+#include <math.h>
+
+double meter_now(const meter *M) {
+    double w = wallclock_seconds();
+    if (M->size > 1) MPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_DOUBLE, MPI_MAX, M->comm);
+    return w;
+}
+
+void meter_start(meter *M, MPI_Comm comm, int trial, double t_a, double t_b, double span) {
+    *M = (meter){.comm = comm, .trial = trial, .span = span, .t_a = t_a, .t_b = t_b, .t_end = t_b};
+    MPI_Comm_rank(comm, &M->rank);
+    MPI_Comm_size(comm, &M->size);
+    M->wall_a = M->mark_wall = meter_now(M);
+    M->mark_t = t_a;
+    M->last_rate = M->first_budget = M->budget_rate = M->watch_rate = INFINITY;
+}
+
+double meter_window_cap(double span) {
+    return TRIAL_STRETCH * span / STRETCH_WINDOWS;
+}
+
+double meter_cost(const meter *M) {
+    return meter_now(M) - M->wall_a - M->excluded;
+}
+
+void meter_pause(meter *M) {
+    M->paused_at = meter_now(M);
+}
+
+void meter_resume(meter *M, double t) {
+    double w = meter_now(M), away = w - M->paused_at;
+    M->excluded += away;
+    M->mark_wall += away;
+    (void)t;
+}
+
+int meter_over(const meter *M) {
+    double w = wallclock_seconds();
+    if (M->trial) {
+        double spent = w - M->wall_a - M->excluded;
+        return M->stretches == 0 ? spent > M->first_budget
+                                 : spent - M->first_cost > M->budget_rate * (M->t_b - M->t_first);
+    }
+    double stretch = RUN_STRETCH * M->span, cost = w - M->mark_wall;
+    return M->stretches >= 1 && cost > NOISE_FLOOR && cost > WATCH_FACTOR * M->watch_rate * stretch;
+}
+
+/* A stretch ends at t (wall w): its cost, and whether a trial settled. */
+static int stretch_end(meter *M, double t, double w) {
+    double cost = w - M->mark_wall, rate = cost / (t - M->mark_t);
+    if (M->stretches++ == 0) M->first_cost = w - M->wall_a - M->excluded, M->t_first = t;
+    int settled =
+        M->stretches >= 2 && rate <= SETTLE * M->last_rate && rate * SETTLE >= M->last_rate;
+    M->mark_t = t, M->mark_wall = w, M->windows = 0;
+    M->last_rate = rate;
+    if (M->trial) return settled;
+    /* a run: its first stretch holds its start-up */
+    return M->stretches >= 2 && cost > NOISE_FLOOR && rate > WATCH_FACTOR * M->watch_rate;
+}
+
+int meter_window_end(meter *M, double t) {
+    double w = meter_now(M);
+    M->windows++;
+    if (M->trial) {
+        double spent = w - M->wall_a - M->excluded;
+        M->lost = M->stretches == 0 ? spent > M->first_budget
+                                    : spent - M->first_cost > M->budget_rate * (t - M->t_first);
+        if (M->lost) return M->ended = 1;
+    }
+    double stretch = (M->trial ? TRIAL_STRETCH : RUN_STRETCH) * M->span;
+    if (t - M->mark_t >= stretch && M->windows >= STRETCH_WINDOWS) {
+        int end = stretch_end(M, t, w);
+        if (M->trial) M->ended = end;
+        return end;
+    }
+    /* a run's stretch that already cost more than the watch allows */
+    double cost = w - M->mark_wall;
+    if (!M->trial && M->stretches >= 1 && cost > NOISE_FLOOR &&
+        cost > WATCH_FACTOR * M->watch_rate * stretch) {
+        M->last_rate = cost / (t - M->mark_t);
+        return 1;
+    }
+    return 0;
+}

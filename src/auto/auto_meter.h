@@ -1,0 +1,77 @@
+/* auto_meter.h: how --method auto measures what a method costs (auto_run.c).
+ *
+ * A method's integration is timed at its window ends (CVODE: its steps) in
+ * stretches of simulated time, each at least a stretch long and
+ * STRETCH_WINDOWS window ends: a stretch's cost is its wall time per unit of
+ * simulated time. A measurement (a trial, or a probe) goes on until the cost
+ * of a stretch settles, within a factor SETTLE of the one before (QSS on a
+ * stiff grid starts cheap and its oscillations build up over several
+ * stretches; CVODE starts with tiny steps), TRIAL_LONGEST of the span at
+ * most; it is lost when its first stretch (set-up and start-up) takes
+ * longer than first_budget, or the stretches after it cost more than
+ * budget_rate. A run is watched: a stretch that costs more than
+ * WATCH_FACTOR times watch_rate raises the alarm, as soon as the wall time
+ * says so. Wall times are agreed over the ranks (the slowest rank's), so
+ * every rank reaches the same verdicts.
+ */
+#ifndef QMOL_AUTO_METER_H
+#define QMOL_AUTO_METER_H
+
+#include <mpi.h>
+
+/* Fractions of the span. */
+#define TRIAL_STRETCH (1.0 / 512.0)
+#define RUN_STRETCH (1.0 / 256.0)
+#define TRIAL_LONGEST (1.0 / 32.0)
+#define STRETCH_WINDOWS 4
+#define SETTLE 1.5
+/* A measurement's budgets, against the best other candidate: its first
+ * stretch FIRST_FACTOR times the larger first stretch of the two (set-ups
+ * differ), then CUT_FACTOR times the best's cost. */
+#define CUT_FACTOR 2.0
+#define FIRST_FACTOR 4.0
+#define WATCH_FACTOR 4.0
+/* Wall times below this are mostly the timer's and the system's noise: a
+ * run's stretch that took less raises no alarm. */
+#define NOISE_FLOOR 2e-3
+
+typedef struct meter {
+    MPI_Comm comm;
+    int rank, size;
+    int trial;                  /* a trial or probe (1), or a run (0) */
+    double span;                /* the run's span */
+    double t_a, t_b;            /* the measured integration's span */
+    double t_end;               /* where it ended (set by the caller) */
+    double wall_a;              /* agreed wall clock at t_a */
+    double mark_t, mark_wall;   /* the stretch that runs began here */
+    double last_rate;           /* the last stretch's cost (INFINITY: none yet) */
+    double first_cost, t_first; /* the first stretch's wall time and end */
+    int stretches, windows;     /* stretches done, window ends in this one */
+    double first_budget, budget_rate, watch_rate;
+    double paused_at, excluded; /* time spent outside the integration (probes) */
+    int lost, ended;            /* the measurement lost; it ended (settled or lost) */
+} meter;
+
+/* Starts measuring an integration over [t_a, t_b] (collective). Budgets and
+ * the watch are off (INFINITY) until the caller sets them. */
+void meter_start(meter *M, MPI_Comm comm, int trial, double t_a, double t_b, double span);
+/* The agreed wall clock (collective). */
+double meter_now(const meter *M);
+/* At a window end at t (collective): whether the measurement ends here
+ * (a trial or probe settled or lost: M->ended, M->lost), or a run raised
+ * the alarm. */
+int meter_window_end(meter *M, double t);
+/* Time spent elsewhere (probes) between pause and resume is not the
+ * integration's (collective). */
+void meter_pause(meter *M);
+void meter_resume(meter *M, double t);
+/* One rank, between window ends: whether the wall clock already says the
+ * measurement lost (a trial) or the alarm will sound (a run), so that the
+ * window ends now (integrator_options.stop_requested). Local. */
+int meter_over(const meter *M);
+/* The integration's wall time so far (collective). */
+double meter_cost(const meter *M);
+/* One rank: the QSS window length that lets stretches end on time. */
+double meter_window_cap(double span);
+
+#endif

@@ -1,0 +1,537 @@
+/* auto_run.c: --method auto, which chooses as it runs, from their measured
+ * costs, among CVODE (every state on BDF), the QSS method (--qss-method,
+ * every state on QSS) and, when --assign auto's rule (or --bdf) splits the
+ * states, the mixed method with that split (docs/methods.md, "--method
+ * auto"). Nothing is predicted from constants: each candidate's cost, wall
+ * seconds per unit of simulated time, is measured on the run itself.
+ *
+ *  - Measuring (auto_meter.h): a method runs in stretches of simulated
+ *    time; a measurement goes on until the cost of a stretch settles, and
+ *    gives up (the candidate lost) when it costs CUT_FACTOR times the best
+ *    estimate.
+ *  - At the start each candidate runs a trial segment in turn, its samples
+ *    kept; the cheapest then runs.
+ *  - While a method runs, the others are probed from its states now and
+ *    then: a probe integrates a short span beside the run, its samples
+ *    dropped, and the run goes on undisturbed unless the probe was cheaper,
+ *    by SWITCH_MARGIN and its start-up. Then the run stops there and the
+ *    cheaper method goes on from its states (CVODE restarted for every
+ *    trial loses accuracy: adr2d 100 x 100, tol 1e-3, CVODE in 11 pieces
+ *    gave e_rr 5.6e-3 against 1.1e-3 in one).
+ *  - A probe that lost is not made again for a while: EXPLOIT_FIRST of the
+ *    span, times what it lost by (at most BACKOFF_MOST), doubled at each
+ *    further loss. A stretch of the running method that costs WATCH_FACTOR
+ *    times the best other estimate (activity switched on) makes every
+ *    candidate due for a probe at once.
+ *  - A run's measurement counts for more than a trial's: a candidate's
+ *    estimate is never below what it measured while running, as much of
+ *    that as still counts (halved every MEMORY_SPAN of the span): a short
+ *    measurement can miss what builds up later (the stiff oscillations of
+ *    QSS on a diffusion grid).
+ *
+ * A segment is an integration of its own from the states where the last one
+ * ended (integrator_options.start), delivering the run's samples that fall
+ * in it. On several ranks every decision is agreed (the wall times are the
+ * slowest rank's) and probes run on every rank at the same window end.
+ * Problems with discontinuities are probed only when their discrete
+ * variables can be saved and put back (qmol.h get_discrete, set_discrete).
+ */
+#include "auto/auto_meter.h"
+#include "comm/halo.h"
+#include "core/discontinuities.h"
+#include "core/initial.h"
+#include "core/integrator_registry.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SWITCH_MARGIN 1.25
+#define EXPLOIT_FIRST (1.0 / 32.0)
+#define BACKOFF_MOST 8.0
+#define MEMORY_SPAN (1.0 / 8.0)
+
+enum { CAND_BDF, CAND_QSS, CAND_MIXED, NCAND };
+
+/* What auto knows of a candidate. */
+typedef struct candidate {
+    integrator_options o;
+    double rate;     /* last measured cost, wall s per unit of t (INFINITY: none) */
+    double run_rate; /* measured while it ran (0: never), at run_t */
+    double run_t;
+    double startup;    /* what a fresh start costs beyond its rate */
+    double first_cost; /* its last measurement's first stretch (set-up included) */
+    double retry_at;   /* not probed before this time (back-off) */
+    double retry_gap;  /* the next back-off (0: none yet) */
+} candidate;
+
+typedef struct auto_run {
+    const model *m;
+    const integrator_options *o;
+    sample_fn sample;
+    void *sample_ctx;
+    qmol_stats *stats; /* the run's */
+    int in_segment;    /* a segment's integration is under way */
+    MPI_Comm comm;
+    candidate cand[NCAND];
+    int ncand;
+    double span;
+    double bdf_step; /* the step CVODE left, for its next start */
+    int can_probe;   /* discrete variables, if any, can be saved and put back */
+    double *discrete;
+    /* the segment that runs */
+    int running;
+    meter seg;
+    double *seg_times;
+    int64_t seg_first, seg_real; /* the run's first sample in it, and how many */
+    double *x;                   /* local states (owned, then ghosts) where it ended */
+    int64_t *gid;                /* their global ids */
+    double t_end;
+    initial_values start;
+    int switch_to;           /* a probe won: the candidate to go on with (-1: none) */
+    integrator_state *inner; /* the running integrator's state at at_window_end */
+    /* for the summary */
+    char *log;
+    size_t log_len, log_used;
+    int segments, probes;
+    double probe_wall;
+} auto_run;
+
+static void say(auto_run *A, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(auto_run *A, const char *fmt, ...) {
+    if (A->log_used >= A->log_len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(A->log + A->log_used, A->log_len - A->log_used, fmt, ap);
+    va_end(ap);
+    if (w > 0) A->log_used += (size_t)w;
+}
+
+static void trace(const auto_run *A, const char *what, int c, const meter *M, double cost) {
+    if (!getenv("QMOL_AUTO_TRACE") || M->rank != 0) return;
+    fprintf(stderr, "auto: %-8s %-5s [%.6g, %.6g] -> %.6g  wall %.4g  rate %.4g%s\n",
+            A->cand[c].o.method->name, what, M->t_a, M->t_b, M->t_end, cost, A->cand[c].rate,
+            M->lost ? "  lost" : "");
+}
+
+/* ---- estimates and choices ------------------------------------------------ */
+
+/* c's expected cost at t. */
+static double estimate(const auto_run *A, int c, double t) {
+    const candidate *k = &A->cand[c];
+    return fmax(k->rate, k->run_rate * exp2(-(t - k->run_t) / (MEMORY_SPAN * A->span)));
+}
+
+/* The cheapest measured candidate at t but skip (-1: none). */
+static int cheapest(const auto_run *A, double t, int skip) {
+    int best = -1;
+    for (int c = 0; c < A->ncand; c++)
+        if (c != skip && !isinf(A->cand[c].rate) &&
+            (best < 0 || estimate(A, c, t) < estimate(A, best, t)))
+            best = c;
+    return best;
+}
+
+/* What a measurement of c gave (meter M over its span, cost wall seconds). */
+static void record(auto_run *A, int c, const meter *M, double cost, int running) {
+    candidate *k = &A->cand[c];
+    double dt = M->t_end - M->t_a;
+    /* (lost in its first stretch: at least its cost over a stretch) */
+    double whole = cost / fmax(dt, M->lost ? TRIAL_STRETCH * A->span : 0.0);
+    k->rate = M->lost || M->stretches < 2 ? (dt > 0.0 || M->lost ? whole : INFINITY) : M->last_rate;
+    if (!running && !M->lost && M->stretches >= 2) {
+        k->first_cost = M->first_cost;
+        k->startup = fmax(0.0, M->first_cost - k->rate * (M->t_first - M->t_a));
+    } else if (!running && M->lost) { /* what its start cost at least */
+        k->first_cost = fmax(k->first_cost, M->stretches ? M->first_cost : cost);
+    }
+    if (running) k->run_rate = k->rate, k->run_t = M->t_end;
+}
+
+/* The candidate to go on with at t (current: the one running, or -1); the
+ * others back off: as long as they lost by (BACKOFF_MOST times at most),
+ * twice as long at each further loss. */
+static int choose(auto_run *A, int current, double t) {
+    int best = cheapest(A, t, -1);
+    if (best < 0) best = 0;
+    if (current >= 0 && best != current) { /* worth a fresh start? */
+        double L = EXPLOIT_FIRST * A->span;
+        if (estimate(A, best, t) * L + A->cand[best].startup >
+            estimate(A, current, t) * L / SWITCH_MARGIN)
+            best = current;
+    }
+    for (int c = 0; c < A->ncand; c++) {
+        candidate *k = &A->cand[c];
+        if (c == best) {
+            k->retry_gap = 0.0;
+        } else if (t >= k->retry_at) {
+            double by = fmin(estimate(A, c, t) / estimate(A, best, t), BACKOFF_MOST);
+            k->retry_gap = fmax(2.0 * k->retry_gap, EXPLOIT_FIRST * A->span * fmax(by, 1.0));
+            k->retry_at = t + k->retry_gap;
+        }
+    }
+    return best;
+}
+
+/* How a measurement of c starting at t is judged: against the best other. */
+static void set_budget(const auto_run *A, int c, double t, meter *M) {
+    int best = cheapest(A, t, c);
+    if (best < 0) return;
+    /* the first stretch: FIRST_FACTOR times the best's, fresh or as it runs
+     * now, and c's own start as last measured; then CUT_FACTOR its cost */
+    double rate = estimate(A, best, t);
+    M->first_budget = FIRST_FACTOR * fmax(A->cand[best].first_cost,
+                                          rate * TRIAL_STRETCH * A->span) +
+                      A->cand[c].first_cost;
+    M->budget_rate = CUT_FACTOR * rate;
+}
+
+/* The running method's watch: the best other estimate. */
+static void set_watch(auto_run *A, double t) {
+    int other = cheapest(A, t, A->running);
+    A->seg.watch_rate = other < 0 ? INFINITY : estimate(A, other, t);
+}
+
+/* ---- probes --------------------------------------------------------------- */
+
+static int probe_window_end(void *ctx, double t, const integrator_state *s) {
+    return meter_window_end(ctx, t) && !s->failed ? INTEGRATOR_STOPPED : 0;
+}
+
+static int probe_over(void *ctx) {
+    return meter_over(ctx);
+}
+
+static int drop_sample(void *ctx, int64_t k, double t, const double *x) {
+    (void)ctx, (void)k, (void)t, (void)x;
+    return 0;
+}
+
+/* Probes candidate c from the states `from` at t, beside the run: its
+ * samples and counts are dropped, the problem's discrete variables put
+ * back. Returns 0, or the integrator's failing code (err says why). */
+static int probe(auto_run *A, int c, double t, const initial_values *from, double longest,
+                 char *err, size_t errlen) {
+    const qmol_problem *p = A->m->problem;
+    if (p->n_discrete > 0) p->get_discrete(p->data, A->discrete);
+    meter M;
+    meter_start(&M, A->comm, 1, t, fmin(A->o->tf, t + longest * A->span), A->span);
+    set_budget(A, c, t, &M);
+    integrator_options o = A->cand[c].o;
+    double end = M.t_b;
+    o.t0 = t, o.tf = end;
+    o.samples = 1, o.sample_times = &end, o.first_sample = 1;
+    o.start = from, o.resume = NULL;
+    o.at_window_end = probe_window_end, o.window_ctx = &M;
+    o.stop_requested = probe_over, o.stop_ctx = &M;
+    o.on_discrete = NULL, o.activity = NULL, o.progress = NULL, o.trace = NULL;
+    o.first_step = c == CAND_BDF ? A->bdf_step : 0.0, o.last_step = NULL;
+    if (!o.halo) o.window_cap = meter_window_cap(A->span);
+    qmol_stats s;
+    memset(&s, 0, sizeof s);
+    int rc = o.method->integrate(A->m, &o, drop_sample, NULL, &s, err, errlen);
+    if (p->n_discrete > 0) p->set_discrete(p->data, A->discrete);
+    double cost = meter_cost(&M);
+    A->probes++, A->probe_wall += cost;
+    if (!A->in_segment) A->stats->wall_integrate += cost; /* (inside one: the segment's) */
+    if (rc == INTEGRATOR_STOPPED && M.ended) rc = 0;
+    if (rc) return rc;
+    if (!M.ended)
+        M.t_end = end;
+    else
+        M.t_end = M.mark_t;
+    record(A, c, &M, cost, 0);
+    trace(A, "probe", c, &M, cost);
+    return 0;
+}
+
+/* At a window end of the run (t, its state s): probes the candidates due
+ * (all on an alarm) from its states, and sets A->switch_to when one should
+ * take over. Returns 0, or a probe's failing code. */
+/* Whether c is due for a probe at t beside the running `current`: its
+ * back-off is over (or the alarm sounded), and the rest of the run costs
+ * more than the probe may: one that costs more than it could save is not
+ * made (tiny runs). */
+static int worth_probing(const auto_run *A, int c, int current, double t, int alarm) {
+    if (c == current || (!alarm && t < A->cand[c].retry_at)) return 0;
+    meter M = {.first_budget = INFINITY, .budget_rate = INFINITY};
+    set_budget(A, c, t, &M);
+    double most = M.first_budget + M.budget_rate * TRIAL_LONGEST * A->span;
+    return estimate(A, current, t) * (A->o->tf - t) > most;
+}
+
+static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm, char *err,
+                     size_t errlen) {
+    int current = A->running, due = 0;
+    candidate *k = &A->cand[current];
+    double rate = k->rate, run_rate = k->run_rate, run_t = k->run_t;
+    /* the run's cost: its last stretch (on an alarm, the stretch so far) */
+    k->rate = k->run_rate = A->seg.last_rate, k->run_t = t;
+    for (int c = 0; c < A->ncand; c++)
+        due |= worth_probing(A, c, current, t, alarm);
+    if (!due) {
+        k->rate = rate, k->run_rate = run_rate, k->run_t = run_t;
+        return 0;
+    }
+    meter_pause(&A->seg);
+    s->states(s->ictx, t, A->x);
+    if (A->o->halo) halo_exchange(A->o->halo, A->x);
+    initial_values from = {0};
+    int rc = initial_values_set(&from, A->gid, A->x, A->m->n_cols);
+    if (rc) snprintf(err, errlen, "out of memory for auto's probes");
+    for (int c = 0; rc == 0 && c < A->ncand; c++)
+        if (worth_probing(A, c, current, t, alarm))
+            rc = probe(A, c, t, &from, TRIAL_LONGEST, err, errlen);
+    initial_values_free(&from);
+    if (rc) return rc;
+    int best = choose(A, current, t);
+    if (best != current) A->switch_to = best;
+    set_watch(A, t);
+    meter_resume(&A->seg, t);
+    return 0;
+}
+
+/* ---- segments ------------------------------------------------------------- */
+
+/* The run's samples in (t_a, t_b], then t_b itself when it is not one. */
+static int plan_samples(auto_run *A, int64_t next_k, double t_b) {
+    const integrator_options *o = A->o;
+    int64_t count = 0;
+    while (next_k + count <= o->samples && sample_at(o, next_k + count) <= t_b)
+        count++;
+    double *t = realloc(A->seg_times, (size_t)(count + 1) * sizeof *t);
+    if (!t) return -1;
+    A->seg_times = t;
+    for (int64_t j = 0; j < count; j++)
+        t[j] = sample_at(o, next_k + j);
+    A->seg_first = next_k;
+    A->seg_real = count;
+    if (count == 0 || t[count - 1] < t_b) t[count] = t_b;
+    return 0;
+}
+
+static int64_t seg_samples(const auto_run *A) {
+    return A->seg_real + (A->seg_real == 0 || A->seg_times[A->seg_real - 1] < A->seg.t_b);
+}
+
+/* The owned states at t become the next segment's start. */
+static int keep_end(auto_run *A, double t, const double *owned) {
+    const model *m = A->m;
+    if (owned != A->x) memcpy(A->x, owned, (size_t)m->n * sizeof *A->x);
+    if (A->o->halo) halo_exchange(A->o->halo, A->x);
+    A->t_end = t;
+    initial_values_free(&A->start);
+    return initial_values_set(&A->start, A->gid, A->x, m->n_cols);
+}
+
+static int segment_sample(void *ctx, int64_t k, double t, const double *x) {
+    auto_run *A = ctx;
+    if (k <= A->seg_real) {
+        int rc = A->sample(A->sample_ctx, A->seg_first + k - 1, t, x);
+        if (rc) return rc;
+    }
+    if (k == seg_samples(A)) return keep_end(A, t, x) ? -1 : 0;
+    return 0;
+}
+
+/* The checkpointer sees the states only (save NULL): a restart starts a
+ * segment there. */
+static void inner_states(void *ictx, double t, double *x) {
+    auto_run *A = ictx;
+    A->inner->states(A->inner->ictx, t, x);
+}
+
+static void inner_stats(void *ictx, qmol_stats *s) {
+    auto_run *A = ictx;
+    if (A->inner->stats) A->inner->stats(A->inner->ictx, s);
+}
+
+/* Measures the run and probes the others when due (all of them when the
+ * watch raised the alarm); ends the segment where a probe won. */
+static int segment_window_end(void *ctx, double t, const integrator_state *s) {
+    auto_run *A = ctx;
+    const integrator_options *o = A->o;
+    int alarm = meter_window_end(&A->seg, t);
+    /* the checkpointer at the stretches' ends (auto's short windows would
+     * have it keep the last window far more often) */
+    if (o->at_window_end && A->seg.windows == 0) {
+        A->inner = (integrator_state *)s;
+        integrator_state mine = {inner_states, NULL, inner_stats, A, s->failed};
+        int rc = o->at_window_end(o->window_ctx, t, &mine);
+        if (rc) return rc;
+    }
+    if (s->failed || A->seg.stretches < 1) return 0;
+    char err[512];
+    if (probe_due(A, t, s, alarm, err, sizeof err)) return -1;
+    if (A->switch_to < 0) return 0;
+    s->states(s->ictx, t, A->x);
+    if (keep_end(A, t, A->x)) return -1;
+    return INTEGRATOR_STOPPED;
+}
+
+/* The run's own stop request (a signal), or the watch's alarm due. */
+static int segment_over(void *ctx) {
+    auto_run *A = ctx;
+    if (A->o->stop_requested && A->o->stop_requested(A->o->stop_ctx)) return 1;
+    return A->can_probe && meter_over(&A->seg);
+}
+
+/* Runs candidate c from t until tf, or until a probe wins (A->switch_to),
+ * delivering the samples from *next_k on. Returns 0 (A->t_end: where it
+ * ended) or the integrator's failing code. */
+static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats *total, char *err,
+                       size_t errlen) {
+    double t_b = A->o->tf;
+    if (plan_samples(A, *next_k, t_b)) {
+        snprintf(err, errlen, "out of memory planning auto's segments");
+        return -1;
+    }
+    meter *M = &A->seg;
+    A->running = c;
+    A->switch_to = -1;
+    A->t_end = t_b;
+    meter_start(M, A->comm, 0, t, t_b, A->span);
+    set_watch(A, t);
+    integrator_options o = A->cand[c].o;
+    o.t0 = t, o.tf = t_b;
+    o.samples = seg_samples(A);
+    o.sample_times = A->seg_times;
+    o.first_sample = 1;
+    o.start = &A->start;
+    o.resume = NULL;
+    o.at_window_end = A->can_probe || o.at_window_end ? segment_window_end : NULL;
+    o.window_ctx = A;
+    o.stop_requested = segment_over, o.stop_ctx = A;
+    o.choices = NULL;
+    if (c == CAND_BDF) o.first_step = A->bdf_step, o.last_step = &A->bdf_step;
+    if (!o.halo && A->can_probe) o.window_cap = meter_window_cap(A->span);
+    qmol_stats s;
+    memset(&s, 0, sizeof s);
+    A->in_segment = 1;
+    int rc = o.method->integrate(A->m, &o, segment_sample, A, &s, err, errlen);
+    A->in_segment = 0;
+    double cost = meter_cost(M);
+    if (integrator_has(o.method, INTEGRATOR_GLOBAL_COUNTERS)) stats_count_global_once(&s, M->rank);
+    if (!integrator_has(o.method, INTEGRATOR_QSS_ENGINE)) s.events = 0; /* (CVODE's: its steps) */
+    stats_add(total, &s);
+    A->segments++;
+    if (rc == INTEGRATOR_STOPPED && A->switch_to >= 0) rc = 0;
+    if (rc) return rc;
+    while (*next_k <= A->o->samples && sample_at(A->o, *next_k) <= A->t_end)
+        ++*next_k;
+    M->t_end = A->t_end;
+    trace(A, "run", c, M, cost);
+    return 0;
+}
+
+/* At the start: a probe of each candidate from x0, CVODE first (its cost
+ * per stretch is bounded whatever the problem: a step's, and a few dozen
+ * steps to start; QSS on a stiff grid can cost 100 times more), each judged
+ * against the best so far. Returns 0 or a probe's failing code. */
+static int probe_start(auto_run *A, char *err, size_t errlen) {
+    for (int c = 0; c < A->ncand; c++) {
+        int rc = probe(A, c, A->o->t0, &A->start, TRIAL_LONGEST, err, errlen);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* Probes at the start, then the chosen method runs until a probe says
+ * otherwise. A problem whose discrete variables cannot be saved cannot be
+ * probed: CVODE runs it. */
+static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen) {
+    const integrator_options *o = A->o;
+    int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
+    double t = o->t0;
+    int current = CAND_BDF;
+    if (A->can_probe) {
+        int rc = probe_start(A, err, errlen);
+        if (rc) return rc;
+        current = choose(A, -1, t);
+    }
+    say(A, "    t = %-12.6g %s%s\n", t, A->cand[current].o.method->name,
+        A->can_probe ? "" : " (its discrete variables cannot be saved: no probes)");
+    for (;;) {
+        int rc = run_segment(A, current, t, &next_k, stats, err, errlen);
+        if (rc) return rc;
+        t = A->t_end;
+        if (A->switch_to < 0 || t >= o->tf) break;
+        current = A->switch_to;
+        say(A, "    t = %-12.6g %s\n", t, A->cand[current].o.method->name);
+    }
+    return 0;
+}
+
+/* The candidates' options: CVODE with the solver --linsol auto stands for,
+ * the QSS method, and the mixed method when the assignment splits. */
+static void set_candidates(auto_run *A) {
+    const integrator_options *o = A->o;
+    candidate *bdf = &A->cand[CAND_BDF], *qss = &A->cand[CAND_QSS];
+    bdf->o = *o;
+    bdf->o.method = integrator_by_name(o->method->bdf_alone);
+    if (bdf->o.linsol == LINSOL_AUTO) bdf->o.linsol = cvode_choose_linsol(A->m, o->halo);
+    if (bdf->o.linsol == LINSOL_SPGMR)
+        bdf->o.precond = precond_resolve(bdf->o.precond, o->halo != NULL);
+    bdf->o.assignment = NULL;
+    int rank = 0;
+    if (o->halo) MPI_Comm_rank(o->halo->comm, &rank);
+    /* CVODE handles every discontinuity on every rank: rank 0 logs them */
+    if (rank > 0) bdf->o.on_discrete = NULL;
+    qss->o = *o;
+    qss->o.method = o->qss_method;
+    qss->o.assignment = NULL;
+    A->ncand = 2;
+    if (o->assignment) {
+        candidate *mixed = &A->cand[A->ncand++];
+        mixed->o = *o;
+        mixed->o.method = integrator_by_name("mixed");
+    }
+    for (int c = 0; c < NCAND; c++)
+        A->cand[c].rate = INFINITY;
+}
+
+/* The states where the run starts, by global id, and room for the
+ * discrete variables. Returns 0 or -1 (out of memory). */
+static int set_start(auto_run *A) {
+    const model *m = A->m;
+    const qmol_problem *p = m->problem;
+    A->x = malloc(((size_t)m->n_cols + 1) * sizeof *A->x);
+    A->gid = malloc(((size_t)m->n_cols + 1) * sizeof *A->gid);
+    A->discrete = malloc(((size_t)p->n_discrete + 1) * sizeof *A->discrete);
+    if (!A->x || !A->gid || !A->discrete) return -1;
+    for (int32_t j = 0; j < m->n_cols; j++) {
+        A->gid[j] = model_gid(m, j);
+        A->x[j] = initial_value(A->o->start, p, A->gid[j]);
+    }
+    A->can_probe = !problem_has_discontinuities(p) || p->n_discrete > 0;
+    return initial_values_set(&A->start, A->gid, A->x, m->n_cols);
+}
+
+int auto_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
+                   qmol_stats *stats, char *err, size_t errlen) {
+    if (errlen) err[0] = '\0';
+    auto_run A;
+    memset(&A, 0, sizeof A);
+    A.m = m, A.o = o, A.sample = sample, A.sample_ctx = ctx, A.stats = stats;
+    A.comm = o->halo ? o->halo->comm : MPI_COMM_SELF;
+    A.span = o->tf - o->t0;
+    A.log = o->choices;
+    A.log_len = o->choices ? o->choices_len : 0;
+    if (A.log_len) A.log[0] = '\0';
+    set_candidates(&A);
+    int rc = set_start(&A);
+    if (rc != 0)
+        snprintf(err, errlen, "out of memory for auto's states (%lld)", (long long)m->n_cols);
+    if (rc == 0) rc = run_segments(&A, stats, err, errlen);
+    if (rc == 0)
+        say(&A, "    %d segments; %d probes (%.3g s)\n", A.segments, A.probes, A.probe_wall);
+    free(A.x);
+    free(A.gid);
+    free(A.discrete);
+    free(A.seg_times);
+    initial_values_free(&A.start);
+    return rc;
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""--method auto end to end, on 1 and 2 ranks.
+
+auto's choices follow measured wall times, so which method runs where may
+differ from run to run; what must not differ is that the answer is right.
+For each case every run must
+
+  - finish (exit 0) and say in its summary which methods ran from when;
+  - keep each method's accuracy across its switches: e_rr (thesis eq. 4.11)
+    against a tight reference at most 1.5 x the largest e_rr of the methods
+    auto chooses among, run alone at the same tolerance, + tol / 10;
+  - count its work honestly: /stats events and steps add up to what the
+    methods' counters say (events > 0 where QSS ran, nst > 0 where CVODE
+    ran), and no fixed /partition/method map is written (the methods change
+    as the run goes);
+
+the cases being adr1d-vardiff N = 400 (QSS, then the mixed split once the
+front reaches the diffusive half: there auto must switch at least once), heat2d 30 x 30 against its exact
+semi-discrete solution (CVODE; QSS takes 100 times longer), and
+heat2d-thermostat (zero crossings: probes put the heater's state back).
+
+usage: mpi_auto.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+import h5py
+from script_support import finish, parse_args
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from accuracy import e_rr, heat_exact, read_result  # noqa: E402
+
+TOL = 1e-3
+# name: problem and settings, final time, the single methods auto chooses among
+CASES = {
+    "vardiff": (["--problem", "adr1d-vardiff", "--set", "N=400"], 10.0,
+                [["--method", "cvode"], ["--method", "mliqss2"],
+                 ["--method", "mixed", "--assign", "auto"]]),
+    "heat2d": (["--problem", "heat2d", "--set", "nx=30", "--set", "ny=30"], 0.1,
+               [["--method", "cvode"], ["--method", "mliqss2"]]),
+    "thermostat": (["--problem", "heat2d-thermostat", "--set", "nx=16", "--set", "ny=16"], 0.5,
+                   [["--method", "cvode"], ["--method", "mliqss2"],
+                    ["--method", "mixed", "--assign", "auto"]]),
+}
+
+
+# where auto must switch at least once: QSS's cost jumps 100x when the front
+# reaches the diffusive half (a gap no timing noise closes)
+SWITCHES = ("vardiff",)
+
+
+def qmol(args, np_, problem, tf, out, extra):
+    pre = shlex.split(args.mpiexec) + ["-n", str(np_)] if np_ > 1 else []
+    cmd = pre + [args.qmol, "run"] + problem + ["--tf", repr(tf), "--samples", "10",
+                                                 "--output", out, "--overwrite", "--tol",
+                                                 str(TOL)] + extra
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
+
+def reference(args, name, problem, tf):
+    """The tight reference's states: heat2d's exact solution, else CVODE at 1e-8."""
+    ref = os.path.join(args.scratch, "%s-ref.h5" % name)
+    r = qmol(args, 1, problem, tf, ref, ["--method", "cvode", "--tol", "1e-8",
+                                         "--abstol", "1e-10", "--quiet"])
+    if r.returncode != 0:
+        raise RuntimeError("%s reference: exit %d: %s" % (name, r.returncode, r.stderr))
+    res = read_result(ref)
+    return heat_exact(res) if name == "heat2d" else res.states
+
+
+def check_auto(args, name, p, problem, tf, xref, bound, failures):
+    out = os.path.join(args.scratch, "%s-auto-np%d.h5" % (name, p))
+    r = qmol(args, p, problem, tf, out, ["--method", "auto"])
+    if r.returncode != 0:
+        failures.append("%s auto P=%d: exit %d: %s" % (name, p, r.returncode, r.stderr.strip()))
+        return
+    chose = re.findall(r"^    t = \S+ +(\S+)", r.stdout, re.M)
+    res = read_result(out)
+    e = e_rr(res.states, xref)
+    st = res.stats
+    print("%s auto P=%d: e_rr %.3e (bound %.3e), methods %s, %d events, %d steps"
+          % (name, p, e, bound, " -> ".join(chose), st["events"], st["nst"]))
+    if not chose:
+        failures.append("%s auto P=%d: the summary names no method: %s" % (name, p, r.stdout))
+    if not e <= bound:
+        failures.append("%s auto P=%d: e_rr %.3e above %.3e" % (name, p, e, bound))
+    if name in SWITCHES and len(set(chose)) < 2:
+        failures.append("%s auto P=%d: ran %s alone; its cost jumps 100x when the front "
+                        "reaches the diffusive half" % (name, p, chose))
+    qss = any(m in ("mliqss2", "mixed") for m in chose)
+    bdf = any(m in ("cvode", "mixed") for m in chose)
+    if (qss and st["events"] == 0) or (bdf and st["nst"] == 0):
+        failures.append("%s auto P=%d: ran %s but counted %d events and %d steps"
+                        % (name, p, chose, st["events"], st["nst"]))
+    with h5py.File(out, "r") as f:
+        if "partition" in f and "method" in f["partition"]:
+            failures.append("%s auto P=%d: a fixed /partition/method map was written" % (name, p))
+
+
+def check_case(args, name, failures):
+    problem, tf, singles = CASES[name]
+    xref = reference(args, name, problem, tf)
+    worst = 0.0
+    for extra in singles:
+        out = os.path.join(args.scratch, "%s-%s.h5" % (name, extra[1]))
+        r = qmol(args, 1, problem, tf, out, extra + ["--quiet"])
+        if r.returncode != 0:
+            failures.append("%s %s: exit %d: %s" % (name, extra[1], r.returncode, r.stderr))
+            return
+        e = e_rr(read_result(out).states, xref)
+        print("%s %s alone: e_rr %.3e" % (name, extra[1], e))
+        worst = max(worst, e)
+    for p in (1, 2):
+        check_auto(args, name, p, problem, tf, xref, 1.5 * worst + TOL / 10, failures)
+
+
+def main():
+    args = parse_args("auto")
+    failures = []
+    for name in CASES:
+        check_case(args, name, failures)
+    finish(failures)
+
+
+if __name__ == "__main__":
+    main()
