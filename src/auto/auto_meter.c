@@ -50,15 +50,30 @@ int meter_over(const meter *M) {
     return M->stretches >= 1 && cost > NOISE_FLOOR && cost > WATCH_FACTOR * M->watch_rate * stretch;
 }
 
+/* Whether a probe's QSS events are past its warm-up (collective). */
+static int warmed_up(const meter *M) {
+    if (!M->events) return 1;
+    double e = (double)*M->events;
+    if (M->size > 1) MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_DOUBLE, MPI_SUM, M->comm);
+    return e >= M->warmup;
+}
+
 /* A stretch ends at t (wall w): its cost, and whether a trial settled. */
 static int stretch_end(meter *M, double t, double w) {
     double cost = w - M->mark_wall, rate = cost / (t - M->mark_t);
     if (M->stretches++ == 0) M->first_cost = w - M->wall_a - M->excluded, M->t_first = t;
-    int settled =
-        M->stretches >= 2 && rate <= SETTLE * M->last_rate && rate * SETTLE >= M->last_rate;
+    int settled = M->stretches >= 2 && rate <= SETTLE * M->last_rate &&
+                  rate * SETTLE >= M->last_rate && (!M->trial || warmed_up(M));
+    /* a trial over the budget whose cost no longer falls fast (its start
+     * is over) lost */
+    int lost =
+        M->trial && M->stretches >= 2 && rate > M->budget_rate && rate * SETTLE >= M->last_rate;
     M->mark_t = t, M->mark_wall = w, M->windows = 0;
     M->last_rate = rate;
-    if (M->trial) return settled;
+    if (M->trial) {
+        M->lost = lost;
+        return settled || lost;
+    }
     /* a run: its first stretch holds its start-up */
     return M->stretches >= 2 && cost > NOISE_FLOOR && rate > WATCH_FACTOR * M->watch_rate;
 }
@@ -68,8 +83,10 @@ int meter_window_end(meter *M, double t) {
     M->windows++;
     if (M->trial) {
         double spent = w - M->wall_a - M->excluded;
-        M->lost = M->stretches == 0 ? spent > M->first_budget
-                                    : spent - M->first_cost > M->budget_rate * (t - M->t_first);
+        /* the first stretch; then the budget of the whole probe */
+        M->lost = M->stretches == 0
+                      ? spent > M->first_budget
+                      : spent - M->first_cost > M->budget_rate * (M->t_b - M->t_first);
         if (M->lost) return M->ended = 1;
     }
     double stretch = (M->trial ? TRIAL_STRETCH : RUN_STRETCH) * M->span;

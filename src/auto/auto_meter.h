@@ -3,33 +3,39 @@
  * A method's integration is timed at its window ends (CVODE: its steps) in
  * stretches of simulated time, each at least a stretch long and
  * STRETCH_WINDOWS window ends: a stretch's cost is its wall time per unit of
- * simulated time. A measurement (a trial, or a probe) goes on until the cost
- * of a stretch settles, within a factor SETTLE of the one before (QSS on a
- * stiff grid starts cheap and its oscillations build up over several
- * stretches; CVODE starts with tiny steps), TRIAL_LONGEST of the span at
- * most; it is lost when its first stretch (set-up and start-up) takes
- * longer than first_budget, or the stretches after it cost more than
- * budget_rate. A run is watched: a stretch that costs more than
- * WATCH_FACTOR times watch_rate raises the alarm, as soon as the wall time
- * says so. Wall times are agreed over the ranks (the slowest rank's), so
- * every rank reaches the same verdicts.
+ * simulated time. A probe goes on until the cost of a stretch settles,
+ * within a factor SETTLE of the one before, with its QSS events past
+ * WARMUP_EVENTS per state (QSS on a stiff grid starts cheap and its
+ * oscillations build up over several stretches; CVODE starts with tiny
+ * steps), TRIAL_LONGEST of the span at most. It is lost when its first
+ * stretch (set-up and start-up) takes longer than first_budget, when the
+ * stretches after it cost more than budget_rate over the whole probe, or
+ * when a stretch costs more than budget_rate and its cost no longer falls
+ * by SETTLE (the start is over). A run is watched: a stretch that costs
+ * more than WATCH_FACTOR times watch_rate raises the alarm, as soon as the
+ * wall time says so. Wall times are agreed over the ranks (the slowest
+ * rank's), so every rank reaches the same verdicts.
  */
 #ifndef QMOL_AUTO_METER_H
 #define QMOL_AUTO_METER_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 /* Fractions of the span. */
-#define TRIAL_STRETCH (1.0 / 512.0)
+#define TRIAL_STRETCH (1.0 / 2048.0)
 #define RUN_STRETCH (1.0 / 256.0)
 #define TRIAL_LONGEST (1.0 / 32.0)
 #define STRETCH_WINDOWS 4
 #define SETTLE 1.5
+/* ...and not before the QSS events of a probe reach this many per state
+ * (its stiff oscillations need a few events of each state to show). */
+#define WARMUP_EVENTS 2.0
 /* A measurement's budgets, against the best other candidate: its first
  * stretch FIRST_FACTOR times the larger first stretch of the two (set-ups
  * differ), then CUT_FACTOR times the best's cost. */
 #define CUT_FACTOR 2.0
-#define FIRST_FACTOR 4.0
+#define FIRST_FACTOR 2.0
 #define WATCH_FACTOR 4.0
 /* Wall times below this are mostly the timer's and the system's noise: a
  * run's stretch that took less raises no alarm. */
@@ -50,6 +56,10 @@ typedef struct meter {
     double first_budget, budget_rate, watch_rate;
     double paused_at, excluded; /* time spent outside the integration (probes) */
     int lost, ended;            /* the measurement lost; it ended (settled or lost) */
+    /* a probe: its QSS events so far (the integrator's counter; NULL: none)
+     * and how many settle needs (summed over the ranks) */
+    const uint64_t *events;
+    double warmup;
 } meter;
 
 /* Starts measuring an integration over [t_a, t_b] (collective). Budgets and

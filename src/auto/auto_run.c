@@ -51,7 +51,9 @@
 
 #define SWITCH_MARGIN 1.25
 #define EXPLOIT_FIRST (1.0 / 32.0)
-#define BACKOFF_MOST 8.0
+#define BACKOFF_MOST 32.0
+/* Probes made while a method runs take at most this share of its time. */
+#define PROBE_SHARE 0.05
 #define MEMORY_SPAN (1.0 / 8.0)
 
 enum { CAND_BDF, CAND_QSS, CAND_MIXED, NCAND };
@@ -66,6 +68,7 @@ typedef struct candidate {
     double first_cost; /* its last measurement's first stretch (set-up included) */
     double retry_at;   /* not probed before this time (back-off) */
     double retry_gap;  /* the next back-off (0: none yet) */
+    double probe_cost; /* its last probe's wall time */
 } candidate;
 
 typedef struct auto_run {
@@ -79,8 +82,9 @@ typedef struct auto_run {
     candidate cand[NCAND];
     int ncand;
     double span;
-    double bdf_step; /* the step CVODE left, for its next start */
-    int can_probe;   /* discrete variables, if any, can be saved and put back */
+    int64_t n_global; /* states over all ranks */
+    double bdf_step;  /* the step CVODE left, for its next start */
+    int can_probe;    /* discrete variables, if any, can be saved and put back */
     double *discrete;
     /* the segment that runs */
     int running;
@@ -170,6 +174,8 @@ static int choose(auto_run *A, int current, double t) {
         } else if (t >= k->retry_at) {
             double by = fmin(estimate(A, c, t) / estimate(A, best, t), BACKOFF_MOST);
             k->retry_gap = fmax(2.0 * k->retry_gap, EXPLOIT_FIRST * A->span * fmax(by, 1.0));
+            /* (probes that cost as much as the time they watch over do not pay) */
+            k->retry_gap = fmax(k->retry_gap, k->probe_cost / (PROBE_SHARE * estimate(A, best, t)));
             k->retry_at = t + k->retry_gap;
         }
     }
@@ -183,9 +189,9 @@ static void set_budget(const auto_run *A, int c, double t, meter *M) {
     /* the first stretch: FIRST_FACTOR times the best's, fresh or as it runs
      * now, and c's own start as last measured; then CUT_FACTOR its cost */
     double rate = estimate(A, best, t);
-    M->first_budget = FIRST_FACTOR * fmax(A->cand[best].first_cost,
-                                          rate * TRIAL_STRETCH * A->span) +
-                      A->cand[c].first_cost;
+    M->first_budget =
+        FIRST_FACTOR * fmax(A->cand[best].first_cost, rate * TRIAL_STRETCH * A->span) +
+        A->cand[c].first_cost;
     M->budget_rate = CUT_FACTOR * rate;
 }
 
@@ -232,10 +238,13 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, doubl
     if (!o.halo) o.window_cap = meter_window_cap(A->span);
     qmol_stats s;
     memset(&s, 0, sizeof s);
+    if (integrator_has(o.method, INTEGRATOR_QSS_ENGINE))
+        M.events = &s.events, M.warmup = WARMUP_EVENTS * (double)A->n_global;
     int rc = o.method->integrate(A->m, &o, drop_sample, NULL, &s, err, errlen);
     if (p->n_discrete > 0) p->set_discrete(p->data, A->discrete);
     double cost = meter_cost(&M);
     A->probes++, A->probe_wall += cost;
+    A->cand[c].probe_cost = cost;
     if (!A->in_segment) A->stats->wall_integrate += cost; /* (inside one: the segment's) */
     if (rc == INTEGRATOR_STOPPED && M.ended) rc = 0;
     if (rc) return rc;
@@ -507,6 +516,7 @@ static int set_start(auto_run *A) {
         A->x[j] = initial_value(A->o->start, p, A->gid[j]);
     }
     A->can_probe = !problem_has_discontinuities(p) || p->n_discrete > 0;
+    A->n_global = p->n;
     return initial_values_set(&A->start, A->gid, A->x, m->n_cols);
 }
 
