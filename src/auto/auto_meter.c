@@ -11,6 +11,11 @@ double meter_now(const meter *M) {
     return w;
 }
 
+int meter_any_failed(const meter *M, int failed) {
+    if (M->size > 1) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, M->comm);
+    return failed;
+}
+
 void meter_start(meter *M, MPI_Comm comm, int trial, double t_a, double t_b, double span) {
     *M = (meter){.comm = comm, .trial = trial, .span = span, .t_a = t_a, .t_b = t_b, .t_end = t_b};
     MPI_Comm_rank(comm, &M->rank);
@@ -22,6 +27,13 @@ void meter_start(meter *M, MPI_Comm comm, int trial, double t_a, double t_b, dou
 
 double meter_window_cap(double span) {
     return TRIAL_STRETCH * span / STRETCH_WINDOWS;
+}
+
+/* The integrator's set-up so far (collective: the slowest rank's). */
+static double set_up(const meter *M) {
+    double s = M->setup ? *M->setup : 0.0;
+    if (M->setup && M->size > 1) MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, M->comm);
+    return s;
 }
 
 double meter_cost(const meter *M) {
@@ -42,7 +54,7 @@ void meter_resume(meter *M, double t) {
 int meter_over(const meter *M) {
     double w = wallclock_seconds();
     if (M->trial) {
-        double spent = w - M->wall_a - M->excluded;
+        double spent = w - M->wall_a - M->excluded - (M->setup ? *M->setup : 0.0);
         return M->stretches == 0 ? spent > M->first_budget
                                  : spent - M->first_cost > M->budget_rate * (M->t_b - M->t_first);
     }
@@ -61,13 +73,17 @@ static int warmed_up(const meter *M) {
 /* A stretch ends at t (wall w): its cost, and whether a trial settled. */
 static int stretch_end(meter *M, double t, double w) {
     double cost = w - M->mark_wall, rate = cost / (t - M->mark_t);
-    if (M->stretches++ == 0) M->first_cost = w - M->wall_a - M->excluded, M->t_first = t;
+    if (M->stretches++ == 0) {
+        M->setup_cost = set_up(M);
+        M->first_cost = w - M->wall_a - M->excluded - M->setup_cost, M->t_first = t;
+    }
     int settled = M->stretches >= 2 && rate <= SETTLE * M->last_rate &&
                   rate * SETTLE >= M->last_rate && (!M->trial || warmed_up(M));
     /* a trial over the budget whose cost no longer falls fast (its start
      * is over) lost */
     int lost =
         M->trial && M->stretches >= 2 && rate > M->budget_rate && rate * SETTLE >= M->last_rate;
+    M->last_wall = cost, M->last_windows = M->windows;
     M->mark_t = t, M->mark_wall = w, M->windows = 0;
     M->last_rate = rate;
     if (M->trial) {
@@ -82,7 +98,8 @@ int meter_window_end(meter *M, double t) {
     double w = meter_now(M);
     M->windows++;
     if (M->trial) {
-        double spent = w - M->wall_a - M->excluded;
+        double su = set_up(M), spent = w - M->wall_a - M->excluded - su;
+        if (M->stretches == 0) M->setup_cost = su;
         /* the first stretch; then the budget of the whole probe */
         M->lost = M->stretches == 0
                       ? spent > M->first_budget

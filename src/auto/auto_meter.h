@@ -8,7 +8,8 @@
  * WARMUP_EVENTS per state (QSS on a stiff grid starts cheap and its
  * oscillations build up over several stretches; CVODE starts with tiny
  * steps), TRIAL_LONGEST of the span at most. It is lost when its first
- * stretch (set-up and start-up) takes longer than first_budget, when the
+ * stretch (its start-up; the integrator's set-up is not counted) takes
+ * longer than first_budget, when the
  * stretches after it cost more than budget_rate over the whole probe, or
  * when a stretch costs more than budget_rate and its cost no longer falls
  * by SETTLE (the start is over). A run is watched: a stretch that costs
@@ -44,13 +45,15 @@
 typedef struct meter {
     MPI_Comm comm;
     int rank, size;
-    int trial;                  /* a trial or probe (1), or a run (0) */
-    double span;                /* the run's span */
-    double t_a, t_b;            /* the measured integration's span */
-    double t_end;               /* where it ended (set by the caller) */
-    double wall_a;              /* agreed wall clock at t_a */
-    double mark_t, mark_wall;   /* the stretch that runs began here */
-    double last_rate;           /* the last stretch's cost (INFINITY: none yet) */
+    int trial;                /* a trial or probe (1), or a run (0) */
+    double span;              /* the run's span */
+    double t_a, t_b;          /* the measured integration's span */
+    double t_end;             /* where it ended (set by the caller) */
+    double wall_a;            /* agreed wall clock at t_a */
+    double mark_t, mark_wall; /* the stretch that runs began here */
+    double last_rate;         /* the last stretch's cost (INFINITY: none yet) */
+    double last_wall;         /* its wall time, and its window ends */
+    int last_windows;
     double first_cost, t_first; /* the first stretch's wall time and end */
     int stretches, windows;     /* stretches done, window ends in this one */
     double first_budget, budget_rate, watch_rate;
@@ -58,6 +61,10 @@ typedef struct meter {
     int lost, ended;            /* the measurement lost; it ended (settled or lost) */
     /* a probe: its QSS events so far (the integrator's counter; NULL: none)
      * and how many settle needs (summed over the ranks) */
+    /* the integrator's set-up time (its stats' wall_setup, written before
+     * its first window; NULL: none): not judged, it cannot be cut short */
+    const double *setup;
+    double setup_cost; /* the set-up, agreed, once the first stretch ended */
     const uint64_t *events;
     double warmup;
 } meter;
@@ -65,6 +72,9 @@ typedef struct meter {
 /* Starts measuring an integration over [t_a, t_b] (collective). Budgets and
  * the watch are off (INFINITY) until the caller sets them. */
 void meter_start(meter *M, MPI_Comm comm, int trial, double t_a, double t_b, double span);
+/* Whether any rank failed (collective; the integrator says so of its own
+ * rank in integrator_state.failed until it agrees). */
+int meter_any_failed(const meter *M, int failed);
 /* The agreed wall clock (collective). */
 double meter_now(const meter *M);
 /* At a window end at t (collective): whether the measurement ends here

@@ -51,7 +51,7 @@
 
 #define SWITCH_MARGIN 1.25
 #define EXPLOIT_FIRST (1.0 / 32.0)
-#define BACKOFF_MOST 32.0
+#define BACKOFF_MOST 8.0
 /* Probes made while a method runs take at most this share of its time. */
 #define PROBE_SHARE 0.05
 #define MEMORY_SPAN (1.0 / 8.0)
@@ -65,10 +65,11 @@ typedef struct candidate {
     double run_rate; /* measured while it ran (0: never), at run_t */
     double run_t;
     double startup;    /* what a fresh start costs beyond its rate */
-    double first_cost; /* its last measurement's first stretch (set-up included) */
+    double first_cost; /* its last measurement's first stretch (its set-up not) */
     double retry_at;   /* not probed before this time (back-off) */
     double retry_gap;  /* the next back-off (0: none yet) */
-    double probe_cost; /* its last probe's wall time */
+    double probe_cost; /* its last probe's wall time, and when it was made */
+    double probe_t;
 } candidate;
 
 typedef struct auto_run {
@@ -146,11 +147,13 @@ static void record(auto_run *A, int c, const meter *M, double cost, int running)
     /* (lost in its first stretch: at least its cost over a stretch) */
     double whole = cost / fmax(dt, M->lost ? TRIAL_STRETCH * A->span : 0.0);
     k->rate = M->lost || M->stretches < 2 ? (dt > 0.0 || M->lost ? whole : INFINITY) : M->last_rate;
+    /* one that lost costs more than its budget: never below the best's */
+    if (M->lost && !isinf(M->budget_rate)) k->rate = fmax(k->rate, M->budget_rate);
     if (!running && !M->lost && M->stretches >= 2) {
         k->first_cost = M->first_cost;
-        k->startup = fmax(0.0, M->first_cost - k->rate * (M->t_first - M->t_a));
+        k->startup = M->setup_cost + fmax(0.0, M->first_cost - k->rate * (M->t_first - M->t_a));
     } else if (!running && M->lost) { /* what its start cost at least */
-        k->first_cost = fmax(k->first_cost, M->stretches ? M->first_cost : cost);
+        k->first_cost = fmax(k->first_cost, M->stretches ? M->first_cost : cost - M->setup_cost);
     }
     if (running) k->run_rate = k->rate, k->run_t = M->t_end;
 }
@@ -174,8 +177,6 @@ static int choose(auto_run *A, int current, double t) {
         } else if (t >= k->retry_at) {
             double by = fmin(estimate(A, c, t) / estimate(A, best, t), BACKOFF_MOST);
             k->retry_gap = fmax(2.0 * k->retry_gap, EXPLOIT_FIRST * A->span * fmax(by, 1.0));
-            /* (probes that cost as much as the time they watch over do not pay) */
-            k->retry_gap = fmax(k->retry_gap, k->probe_cost / (PROBE_SHARE * estimate(A, best, t)));
             k->retry_at = t + k->retry_gap;
         }
     }
@@ -187,24 +188,32 @@ static void set_budget(const auto_run *A, int c, double t, meter *M) {
     int best = cheapest(A, t, c);
     if (best < 0) return;
     /* the first stretch: FIRST_FACTOR times the best's, fresh or as it runs
-     * now, and c's own start as last measured; then CUT_FACTOR its cost */
-    double rate = estimate(A, best, t);
+     * now, and c's own start as last measured (never measured: what the
+     * whole probe may cost, BDF methods' first steps are short); then
+     * CUT_FACTOR its cost */
+    double rate = estimate(A, best, t), own = A->cand[c].first_cost;
+    if (!(own > 0.0)) own = CUT_FACTOR * rate * TRIAL_LONGEST * A->span;
     M->first_budget =
-        FIRST_FACTOR * fmax(A->cand[best].first_cost, rate * TRIAL_STRETCH * A->span) +
-        A->cand[c].first_cost;
+        FIRST_FACTOR * fmax(A->cand[best].first_cost, rate * TRIAL_STRETCH * A->span) + own;
     M->budget_rate = CUT_FACTOR * rate;
 }
 
-/* The running method's watch: the best other estimate. */
+/* The running method's watch: the best other estimate, or its own cost
+ * when the others were last weighed, whichever is lower (a cost that grew
+ * WATCH_FACTOR times since is activity that changed, whatever the others'
+ * estimates, which may be old). */
 static void set_watch(auto_run *A, double t) {
     int other = cheapest(A, t, A->running);
-    A->seg.watch_rate = other < 0 ? INFINITY : estimate(A, other, t);
+    double own = estimate(A, A->running, t);
+    A->seg.watch_rate = fmin(other < 0 ? INFINITY : estimate(A, other, t), own);
 }
 
 /* ---- probes --------------------------------------------------------------- */
 
 static int probe_window_end(void *ctx, double t, const integrator_state *s) {
-    return meter_window_end(ctx, t) && !s->failed ? INTEGRATOR_STOPPED : 0;
+    /* (the same verdict on every rank: a failure is not yet agreed) */
+    int ends = meter_window_end(ctx, t);
+    return !meter_any_failed(ctx, s->failed) && ends ? INTEGRATOR_STOPPED : 0;
 }
 
 static int probe_over(void *ctx) {
@@ -234,17 +243,19 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, doubl
     o.at_window_end = probe_window_end, o.window_ctx = &M;
     o.stop_requested = probe_over, o.stop_ctx = &M;
     o.on_discrete = NULL, o.activity = NULL, o.progress = NULL, o.trace = NULL;
-    o.first_step = c == CAND_BDF ? A->bdf_step : 0.0, o.last_step = NULL;
+    o.first_step = 0.0, o.last_step = NULL;
+    if (c == CAND_BDF) o.first_step = A->bdf_step, o.last_step = &A->bdf_step;
     if (!o.halo) o.window_cap = meter_window_cap(A->span);
     qmol_stats s;
     memset(&s, 0, sizeof s);
     if (integrator_has(o.method, INTEGRATOR_QSS_ENGINE))
         M.events = &s.events, M.warmup = WARMUP_EVENTS * (double)A->n_global;
+    M.setup = &s.wall_setup;
     int rc = o.method->integrate(A->m, &o, drop_sample, NULL, &s, err, errlen);
     if (p->n_discrete > 0) p->set_discrete(p->data, A->discrete);
     double cost = meter_cost(&M);
     A->probes++, A->probe_wall += cost;
-    A->cand[c].probe_cost = cost;
+    A->cand[c].probe_cost = cost, A->cand[c].probe_t = t;
     if (!A->in_segment) A->stats->wall_integrate += cost; /* (inside one: the segment's) */
     if (rc == INTEGRATOR_STOPPED && M.ended) rc = 0;
     if (rc) return rc;
@@ -253,6 +264,10 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, doubl
     else
         M.t_end = M.mark_t;
     record(A, c, &M, cost, 0);
+    /* CVODE's steps were still growing when a short probe ended: at the
+     * step it would take next its cost per unit of t comes to less */
+    if (c == CAND_BDF && !M.lost && M.last_windows > 0 && A->bdf_step > 0.0)
+        A->cand[c].rate = fmin(A->cand[c].rate, M.last_wall / M.last_windows / A->bdf_step);
     trace(A, "probe", c, &M, cost);
     return 0;
 }
@@ -265,7 +280,12 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, doubl
  * more than the probe may: one that costs more than it could save is not
  * made (tiny runs). */
 static int worth_probing(const auto_run *A, int c, int current, double t, int alarm) {
-    if (c == current || (!alarm && t < A->cand[c].retry_at)) return 0;
+    const candidate *k = &A->cand[c];
+    if (c == current || (!alarm && t < k->retry_at)) return 0;
+    /* the running method's time since c's last probe, at its cost now,
+     * pays for the probe PROBE_SHARE of it at most */
+    if (!alarm && k->probe_cost > PROBE_SHARE * estimate(A, current, t) * (t - k->probe_t))
+        return 0;
     meter M = {.first_budget = INFINITY, .budget_rate = INFINITY};
     set_budget(A, c, t, &M);
     double most = M.first_budget + M.budget_rate * TRIAL_LONGEST * A->span;
@@ -372,7 +392,7 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
         int rc = o->at_window_end(o->window_ctx, t, &mine);
         if (rc) return rc;
     }
-    if (s->failed || A->seg.stretches < 1) return 0;
+    if (meter_any_failed(&A->seg, s->failed) || A->seg.stretches < 1) return 0;
     char err[512];
     if (probe_due(A, t, s, alarm, err, sizeof err)) return -1;
     if (A->switch_to < 0) return 0;
@@ -415,7 +435,10 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     o.window_ctx = A;
     o.stop_requested = segment_over, o.stop_ctx = A;
     o.choices = NULL;
-    if (c == CAND_BDF) o.first_step = A->bdf_step, o.last_step = &A->bdf_step;
+    /* (CVODE finds its first step itself: one from a probe, taken at order
+     * 1 where a start needs short steps, cost accuracy: heat2d-thermostat,
+     * tol 1e-3, e_rr 5.3e-2 against 7.6e-3) */
+    if (c == CAND_BDF) o.first_step = 0.0, o.last_step = &A->bdf_step;
     if (!o.halo && A->can_probe) o.window_cap = meter_window_cap(A->span);
     qmol_stats s;
     memset(&s, 0, sizeof s);

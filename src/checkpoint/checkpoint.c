@@ -88,7 +88,8 @@ int checkpointer_init(checkpointer *k, const run_config *c, const char *output, 
     last_window_init(&k->kept, layout->m.n);
     k->keep = checkpoint_keeps_window(c);
     if (k->keep) {
-        double fixed = c->method->kept_fixed, per_entry = c->method->kept_per_entry;
+        double fixed, per_entry;
+        integrator_kept(c->method, &fixed, &per_entry);
         /* mLIQSS: one field per entry of the longest row of all ranks */
         int row = layout->m.max_row;
         if (k->size > 1) MPI_Allreduce(MPI_IN_PLACE, &row, 1, MPI_INT, MPI_MAX, k->comm);

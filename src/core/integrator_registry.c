@@ -37,9 +37,14 @@ static int one_piece_per_rank(int64_t n, int size) {
  * x and event counts; a QSS method of order k adds the engine's x and q
  * polynomials, tx, tq, dq and next (2k + 5), the column eng_state_io
  * passes some fields through (1), from order 2 the age the unseen check
- * verified (1), and then its own fields. */
+ * verified (1), and then its own fields (qss_method.kept_fields). */
 #define KEPT_BASE 2.0
 #define KEPT_QSS(k) (KEPT_BASE + (2.0 * (k) + 5.0) + 1.0 + ((k) >= 2 ? 1.0 : 0.0))
+
+void integrator_kept(const integrator_def *d, double *fixed, double *per_entry) {
+    *fixed = d->qss ? KEPT_QSS(d->qss->order) + d->qss->kept_fields : KEPT_BASE;
+    *per_entry = d->qss ? d->qss->kept_per_entry : 0.0;
+}
 
 #define QSS_CAPS (INTEGRATOR_QSS_ENGINE | INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW)
 
@@ -56,21 +61,18 @@ static const integrator_def registry[] = {
      .integrate = qss_integrate,
      .qss = &qss1_method,
      .caps = QSS_CAPS,
-     .kept_fixed = KEPT_QSS(1),
      .pieces_per_rank = qss_pieces_per_rank},
     {.name = "qss2",
      .description = "QSS of order 2, explicit (thesis Alg. 3.2)",
      .integrate = qss_integrate,
      .qss = &qss2_method,
      .caps = QSS_CAPS,
-     .kept_fixed = KEPT_QSS(2),
      .pieces_per_rank = qss_pieces_per_rank},
     {.name = "qss3",
      .description = "QSS of order 3, explicit (the cubic analogue of QSS2)",
      .integrate = qss_integrate,
      .qss = &qss3_method,
      .caps = QSS_CAPS,
-     .kept_fixed = KEPT_QSS(3),
      .pieces_per_rank = qss_pieces_per_rank},
     {.name = "bqss",
      .description = "backward QSS of order 1, on one rank; stops where its "
@@ -79,7 +81,6 @@ static const integrator_def registry[] = {
      .qss = &bqss_method,
      .caps = QSS_CAPS | INTEGRATOR_BALANCE_CHECK,
      /* levels, last transition, q's last change */
-     .kept_fixed = KEPT_QSS(1) + 5.0,
      .pieces_per_rank = qss_pieces_per_rank,
      /* its same-instant level rules freeze states under the
       * window-end updates: heat1d N = 100, tol 1e-3 gave
@@ -93,14 +94,12 @@ static const integrator_def registry[] = {
      .integrate = qss_integrate,
      .qss = &liqss1_method,
      .caps = QSS_CAPS,
-     .kept_fixed = KEPT_QSS(1) + 1.0, /* diag */
      .pieces_per_rank = qss_pieces_per_rank},
     {.name = "liqss2",
      .description = "linearly implicit QSS of order 2 (thesis Alg. 5.1)",
      .integrate = qss_integrate,
      .qss = &liqss2_method,
      .caps = QSS_CAPS,
-     .kept_fixed = KEPT_QSS(2) + 1.0, /* diag */
      .pieces_per_rank = qss_pieces_per_rank},
     {.name = "mliqss1",
      .description = "modified LIQSS of order 1: coupled pairs step together "
@@ -108,16 +107,12 @@ static const integrator_def registry[] = {
      .integrate = qss_integrate,
      .qss = &mliqss1_method,
      .caps = QSS_CAPS,
-     .kept_fixed = KEPT_QSS(1),
-     .kept_per_entry = 1.0, /* the Jacobian estimates */
      .pieces_per_rank = qss_pieces_per_rank},
     {.name = "mliqss2",
      .description = "modified LIQSS of order 2 (thesis Alg. 5.2); the default",
      .integrate = qss_integrate,
      .qss = &mliqss2_method,
      .caps = QSS_CAPS,
-     .kept_fixed = KEPT_QSS(2),
-     .kept_per_entry = 1.0, /* the Jacobian estimates */
      .pieces_per_rank = qss_pieces_per_rank},
     {.name = "cvode",
      .description = "SUNDIALS CVODE, BDF with Newton; one instance over all ranks",
@@ -125,7 +120,6 @@ static const integrator_def registry[] = {
      /* one CVODE takes the same path on every rank */
      .caps = INTEGRATOR_BDF | INTEGRATOR_BDF_ALL | INTEGRATOR_GLOBAL_COUNTERS |
              INTEGRATOR_EVENTS_ON_EVERY_RANK,
-     .kept_fixed = KEPT_BASE, /* its discrete state only */
      .pieces_per_rank = one_piece_per_rank},
     {.name = "mixed",
      .description = "QSS and CVODE-BDF blocks, states assigned by --bdf, --bdf-file "
@@ -133,7 +127,6 @@ static const integrator_def registry[] = {
      .integrate = mixed_integrate,
      .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_ASSIGNS |
              INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW,
-     .kept_fixed = KEPT_BASE, /* its discrete state only */
      .pieces_per_rank = one_piece_per_rank,
      .bdf_alone = "cvode"},
     {.name = "auto",
@@ -142,7 +135,6 @@ static const integrator_def registry[] = {
      .integrate = auto_integrate,
      .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_ASSIGNS |
              INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW | INTEGRATOR_CHOOSES,
-     .kept_fixed = KEPT_BASE, /* the states only */
      .pieces_per_rank = one_piece_per_rank,
      .bdf_alone = "cvode"},
 };

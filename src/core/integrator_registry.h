@@ -2,8 +2,8 @@
  *
  * An entry (integrator_def) is all that the run driver (run.c), the options
  * (run_options.c, config.c), checkpoints and the usage know of a method: its
- * name and a one-line description, the function that integrates, the size of
- * a kept window, the default METIS pieces per rank, and capability flags
+ * name and a one-line description, the function that integrates, the default
+ * METIS pieces per rank, and capability flags
  * (INTEGRATOR_*) that the driver asks instead of testing which method runs.
  * A QSS method also points to the QSS engine's table of the method
  * (qss_method, qss_engine.h), which the engine runs. In the style of
@@ -80,10 +80,6 @@ typedef struct integrator_def {
      * others. */
     const struct qss_method *qss;
     unsigned caps; /* INTEGRATOR_* */
-    /* The doubles a window kept in memory (last_window.h) holds per owned
-     * state: kept_fixed, plus kept_per_entry per entry of the longest row
-     * (checkpoint.c, memory_check.h). */
-    double kept_fixed, kept_per_entry;
     /* The default METIS pieces per rank (--pieces) of n states on `ranks`
      * ranks. */
     int (*pieces_per_rank)(int64_t n, int ranks);
@@ -105,6 +101,11 @@ const integrator_def *integrator_default(void);
 /* The names, space-separated in the registry's order, into buf: all, or
  * (qss_only) those of the QSS methods (the --qss-method choices). */
 void integrator_names(char *buf, size_t len, int qss_only);
+
+/* The doubles a window kept in memory (last_window.h) holds per owned
+ * state: fixed, plus per_entry per entry of the longest row (checkpoint.c,
+ * memory_check.h); a QSS method's own are in its table (qss_method). */
+void integrator_kept(const integrator_def *d, double *fixed, double *per_entry);
 
 /* Whether d has every capability in caps. */
 static inline int integrator_has(const integrator_def *d, unsigned caps) {

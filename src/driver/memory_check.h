@@ -44,7 +44,7 @@
 /* What a run needs beyond the states' estimate: the vertices METIS
  * partitions on rank 0 (partition_metis_vertices; 0: none), and the doubles
  * per owned state, fixed and per row entry, of the last window kept in
- * memory (the method's kept_fixed and kept_per_entry, integrator_registry.h;
+ * memory (the method's integrator_kept, integrator_registry.h;
  * 0: none). */
 typedef struct memory_extra {
     int64_t metis_vertices;

@@ -142,8 +142,7 @@ static int run_memory_check(const run_config *c, const qmol_problem *p, const pa
     MPI_Comm_size(comm, &size);
     memory_extra extra = {partition_metis_vertices(p, po, size), 0.0, 0.0};
     if (can_checkpoint && checkpoint_keeps_window(c)) {
-        extra.kept_doubles = c->method->kept_fixed;
-        extra.kept_entry_doubles = c->method->kept_per_entry;
+        integrator_kept(c->method, &extra.kept_doubles, &extra.kept_entry_doubles);
     }
     return memory_check(p, &extra, comm, err, errlen);
 }

@@ -189,5 +189,12 @@ static int bqss_state_io(qss_engine *e, state_io *io) {
                : 0;
 }
 
-const qss_method bqss_method = {
-    "bqss", 1, bqss_init, bqss_event, bqss_input_changed, bqss_destroy, bqss_state_io};
+/* (kept: levels, last transition and q's last change, bqss_state_io) */
+const qss_method bqss_method = {.name = "bqss",
+                                .order = 1,
+                                .init = bqss_init,
+                                .event = bqss_event,
+                                .input_changed = bqss_input_changed,
+                                .destroy = bqss_destroy,
+                                .state_io = bqss_state_io,
+                                .kept_fields = 5.0};

@@ -115,7 +115,16 @@ void liqss_input_changed(qss_engine *e, int32_t j, double t) {
     eng_schedule_liqss(e, j, t);
 }
 
-const qss_method liqss1_method = {"liqss1", 1,   liqss_init, liqss1_event, liqss_input_changed,
-                                  NULL,     NULL};
-const qss_method liqss2_method = {"liqss2", 2,   liqss_init, liqss2_event, liqss_input_changed,
-                                  NULL,     NULL};
+/* (kept: the diagonal estimates, one per state) */
+const qss_method liqss1_method = {.name = "liqss1",
+                                  .order = 1,
+                                  .init = liqss_init,
+                                  .event = liqss1_event,
+                                  .input_changed = liqss_input_changed,
+                                  .kept_fields = 1.0};
+const qss_method liqss2_method = {.name = "liqss2",
+                                  .order = 2,
+                                  .init = liqss_init,
+                                  .event = liqss2_event,
+                                  .input_changed = liqss_input_changed,
+                                  .kept_fields = 1.0};

@@ -293,7 +293,16 @@ static int mliqss_init(qss_engine *e) {
     return liqss_setup(e, 1);
 }
 
-const qss_method mliqss1_method = {"mliqss1",           1,    mliqss_init, mliqss_event,
-                                   liqss_input_changed, NULL, NULL};
-const qss_method mliqss2_method = {"mliqss2",           2,    mliqss_init, mliqss_event,
-                                   liqss_input_changed, NULL, NULL};
+/* (kept: the Jacobian estimates, one per row entry) */
+const qss_method mliqss1_method = {.name = "mliqss1",
+                                   .order = 1,
+                                   .init = mliqss_init,
+                                   .event = mliqss_event,
+                                   .input_changed = liqss_input_changed,
+                                   .kept_per_entry = 1.0};
+const qss_method mliqss2_method = {.name = "mliqss2",
+                                   .order = 2,
+                                   .init = mliqss_init,
+                                   .event = mliqss_event,
+                                   .input_changed = liqss_input_changed,
+                                   .kept_per_entry = 1.0};

@@ -32,6 +32,11 @@ typedef struct qss_method {
     /* Optional: passes the method's own per-state fields to io (see
      * eng_state_io). */
     int (*state_io)(qss_engine *e, state_io *io);
+    /* The doubles a kept window (last_window.h) holds for the method beyond
+     * the engine's fields: per owned state (what its state_io passes, and
+     * LIQSS's diagonal estimates) and per entry of the longest row (mLIQSS's
+     * Jacobian estimates). */
+    double kept_fields, kept_per_entry;
 } qss_method;
 
 /* watched_q bits: q_i feeds the BDF block (on_q_change is called) and/or a

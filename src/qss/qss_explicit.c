@@ -30,9 +30,18 @@ static void explicit_input_changed(qss_engine *e, int32_t j, double t) {
     eng_schedule_qss(e, j, t);
 }
 
-const qss_method qss1_method = {"qss1", 1,   explicit_init, explicit_event, explicit_input_changed,
-                                NULL,   NULL};
-const qss_method qss2_method = {"qss2", 2,   explicit_init, explicit_event, explicit_input_changed,
-                                NULL,   NULL};
-const qss_method qss3_method = {"qss3", 3,   explicit_init, explicit_event, explicit_input_changed,
-                                NULL,   NULL};
+const qss_method qss1_method = {.name = "qss1",
+                                .order = 1,
+                                .init = explicit_init,
+                                .event = explicit_event,
+                                .input_changed = explicit_input_changed};
+const qss_method qss2_method = {.name = "qss2",
+                                .order = 2,
+                                .init = explicit_init,
+                                .event = explicit_event,
+                                .input_changed = explicit_input_changed};
+const qss_method qss3_method = {.name = "qss3",
+                                .order = 3,
+                                .init = explicit_init,
+                                .event = explicit_event,
+                                .input_changed = explicit_input_changed};
