@@ -83,6 +83,7 @@ static int stretch_end(meter *M, double t, double w) {
      * is over) lost */
     int lost =
         M->trial && M->stretches >= 2 && rate > M->budget_rate && rate * SETTLE >= M->last_rate;
+    if (settled || M->stretches >= SETTLE_MOST) M->settled = 1;
     M->last_wall = cost, M->last_windows = M->windows;
     M->mark_t = t, M->mark_wall = w, M->windows = 0;
     M->last_rate = rate;
@@ -106,7 +107,9 @@ int meter_window_end(meter *M, double t) {
                       : spent - M->first_cost > M->budget_rate * (M->t_b - M->t_first);
         if (M->lost) return M->ended = 1;
     }
-    double stretch = (M->trial ? TRIAL_STRETCH : RUN_STRETCH) * M->span;
+    /* (a run's stretches are short until its cost settles: the first
+     * probes wait for that) */
+    double stretch = (M->trial || !M->settled ? TRIAL_STRETCH : RUN_STRETCH) * M->span;
     if (t - M->mark_t >= stretch && M->windows >= STRETCH_WINDOWS) {
         int end = stretch_end(M, t, w);
         if (M->trial) M->ended = end;

@@ -28,6 +28,9 @@
 #define RUN_STRETCH (1.0 / 256.0)
 #define TRIAL_LONGEST (1.0 / 32.0)
 #define STRETCH_WINDOWS 4
+/* A run is measured in short stretches (TRIAL_STRETCH) until its cost
+ * settles, at most this many: the first probes beside it wait for that. */
+#define SETTLE_MOST 16
 #define SETTLE 1.5
 /* ...and not before the QSS events of a probe reach this many per state
  * (its stiff oscillations need a few events of each state to show). */
@@ -59,6 +62,7 @@ typedef struct meter {
     double first_budget, budget_rate, watch_rate;
     double paused_at, excluded; /* time spent outside the integration (probes) */
     int lost, ended;            /* the measurement lost; it ended (settled or lost) */
+    int settled;                /* a run's cost settled once (or it ran SETTLE_MOST stretches) */
     /* a probe: its QSS events so far (the integrator's counter; NULL: none)
      * and how many settle needs (summed over the ranks) */
     /* the integrator's set-up time (its stats' wall_setup, written before

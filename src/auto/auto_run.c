@@ -297,8 +297,13 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
     int current = A->running, due = 0;
     candidate *k = &A->cand[current];
     double rate = k->rate, run_rate = k->run_rate, run_t = k->run_t;
-    /* the run's cost: its last stretch (on an alarm, the stretch so far) */
-    k->rate = k->run_rate = A->seg.last_rate, k->run_t = t;
+    /* the run's cost: its last stretch (on an alarm, the stretch so far);
+     * CVODE's at the step it would take next, if less (its steps may still
+     * be growing from its start) */
+    double now = A->seg.last_rate;
+    if (s->next_step > 0.0 && A->seg.last_windows > 0)
+        now = fmin(now, A->seg.last_wall / A->seg.last_windows / s->next_step);
+    k->rate = k->run_rate = now, k->run_t = t;
     for (int c = 0; c < A->ncand; c++)
         due |= worth_probing(A, c, current, t, alarm);
     if (!due) {
@@ -388,11 +393,14 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
      * have it keep the last window far more often) */
     if (o->at_window_end && A->seg.windows == 0) {
         A->inner = (integrator_state *)s;
-        integrator_state mine = {inner_states, NULL, inner_stats, A, s->failed};
+        integrator_state mine = {inner_states, NULL, inner_stats, A, s->failed, 0.0};
         int rc = o->at_window_end(o->window_ctx, t, &mine);
         if (rc) return rc;
     }
-    if (meter_any_failed(&A->seg, s->failed) || A->seg.stretches < 1) return 0;
+    /* (its first stretch is its start-up: the others wait until its cost
+     * settled, or an alarm) */
+    if (meter_any_failed(&A->seg, s->failed) || A->seg.stretches < 2 || !(A->seg.settled || alarm))
+        return 0;
     char err[512];
     if (probe_due(A, t, s, alarm, err, sizeof err)) return -1;
     if (A->switch_to < 0) return 0;
@@ -459,31 +467,17 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     return 0;
 }
 
-/* At the start: a probe of each candidate from x0, CVODE first (its cost
- * per stretch is bounded whatever the problem: a step's, and a few dozen
- * steps to start; QSS on a stiff grid can cost 100 times more), each judged
- * against the best so far. Returns 0 or a probe's failing code. */
-static int probe_start(auto_run *A, char *err, size_t errlen) {
-    for (int c = 0; c < A->ncand; c++) {
-        int rc = probe(A, c, A->o->t0, &A->start, TRIAL_LONGEST, err, errlen);
-        if (rc) return rc;
-    }
-    return 0;
-}
-
-/* Probes at the start, then the chosen method runs until a probe says
- * otherwise. A problem whose discrete variables cannot be saved cannot be
- * probed: CVODE runs it. */
+/* CVODE runs first (its cost per stretch is bounded whatever the problem:
+ * a step's, and a few dozen steps to start; QSS on a stiff grid can cost a
+ * hundred times more) and the others are probed beside it once it has run
+ * two stretches; then the chosen method runs until a probe says otherwise.
+ * A problem whose discrete variables cannot be saved cannot be probed:
+ * CVODE runs it all. */
 static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen) {
     const integrator_options *o = A->o;
     int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
     double t = o->t0;
     int current = CAND_BDF;
-    if (A->can_probe) {
-        int rc = probe_start(A, err, errlen);
-        if (rc) return rc;
-        current = choose(A, -1, t);
-    }
     say(A, "    t = %-12.6g %s%s\n", t, A->cand[current].o.method->name,
         A->can_probe ? "" : " (its discrete variables cannot be saved: no probes)");
     for (;;) {
@@ -522,7 +516,7 @@ static void set_candidates(auto_run *A) {
         mixed->o.method = integrator_by_name("mixed");
     }
     for (int c = 0; c < NCAND; c++)
-        A->cand[c].rate = INFINITY;
+        A->cand[c].rate = INFINITY, A->cand[c].retry_at = -INFINITY;
 }
 
 /* The states where the run starts, by global id, and room for the

@@ -141,7 +141,8 @@ typedef struct integrator_state {
     int (*save)(void *ictx, state_io *io);
     void (*stats)(void *ictx, qmol_stats *s);
     void *ictx;
-    int failed; /* this rank failed in the window (not yet agreed): no checkpoint */
+    int failed;       /* this rank failed in the window (not yet agreed): no checkpoint */
+    double next_step; /* CVODE alone: the step it would take next (0: not known) */
 } integrator_state;
 
 /* What an integrator returns when at_window_end stopped the run (a signal):
