@@ -59,7 +59,8 @@ int meter_over(const meter *M) {
                                  : spent - M->first_cost > M->budget_rate * (M->t_b - M->t_first);
     }
     double stretch = RUN_STRETCH * M->span, cost = w - M->mark_wall;
-    return M->stretches >= 1 && cost > NOISE_FLOOR && cost > WATCH_FACTOR * M->watch_rate * stretch;
+    return M->stretches >= 1 && cost > NOISE_FLOOR &&
+           cost > WATCH_FACTOR * WATCH_FACTOR * M->watch_rate * stretch;
 }
 
 /* Whether a probe's QSS events are past its warm-up (collective). */
@@ -92,7 +93,11 @@ static int stretch_end(meter *M, double t, double w) {
         return settled || lost;
     }
     /* a run: its first stretch holds its start-up */
-    return M->stretches >= 2 && cost > NOISE_FLOOR && rate > WATCH_FACTOR * M->watch_rate;
+    /* (two stretches in a row: one can be the system's noise) */
+    int over = M->stretches >= 2 && cost > NOISE_FLOOR && rate > WATCH_FACTOR * M->watch_rate;
+    int alarm = over && M->over_before;
+    M->over_before = over;
+    return alarm;
 }
 
 int meter_window_end(meter *M, double t) {
@@ -118,7 +123,7 @@ int meter_window_end(meter *M, double t) {
     /* a run's stretch that already cost more than the watch allows */
     double cost = w - M->mark_wall;
     if (!M->trial && M->stretches >= 1 && cost > NOISE_FLOOR &&
-        cost > WATCH_FACTOR * M->watch_rate * stretch) {
+        cost > WATCH_FACTOR * WATCH_FACTOR * M->watch_rate * stretch) {
         M->last_rate = cost / (t - M->mark_t);
         return 1;
     }

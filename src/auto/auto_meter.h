@@ -13,9 +13,9 @@
  * stretches after it cost more than budget_rate over the whole probe, or
  * when a stretch costs more than budget_rate and its cost no longer falls
  * by SETTLE (the start is over). A run is watched: a stretch that costs
- * more than WATCH_FACTOR times watch_rate raises the alarm, as soon as the
- * wall time says so. Wall times are agreed over the ranks (the slowest
- * rank's), so every rank reaches the same verdicts.
+ * more than WATCH_FACTOR times watch_rate, two stretches in a row, raises the
+ * alarm, and one that already cost WATCH_FACTOR^2 times raises it at once. Wall times are agreed
+ * over the ranks (the slowest rank's), so every rank reaches the same verdicts.
  */
 #ifndef QMOL_AUTO_METER_H
 #define QMOL_AUTO_METER_H
@@ -63,6 +63,7 @@ typedef struct meter {
     double paused_at, excluded; /* time spent outside the integration (probes) */
     int lost, ended;            /* the measurement lost; it ended (settled or lost) */
     int settled;                /* a run's cost settled once (or it ran SETTLE_MOST stretches) */
+    int over_before;            /* a run's last stretch was over the watch */
     /* a probe: its QSS events so far (the integrator's counter; NULL: none)
      * and how many settle needs (summed over the ranks) */
     /* the integrator's set-up time (its stats' wall_setup, written before

@@ -54,7 +54,7 @@
 #define BACKOFF_MOST 8.0
 /* Probes made while a method runs take at most this share of its time. */
 #define PROBE_SHARE 0.05
-#define MEMORY_SPAN (1.0 / 8.0)
+#define MEMORY_SPAN (1.0 / 16.0)
 
 enum { CAND_BDF, CAND_QSS, CAND_MIXED, NCAND };
 
@@ -208,6 +208,17 @@ static void set_watch(auto_run *A, double t) {
     A->seg.watch_rate = fmin(other < 0 ? INFINITY : estimate(A, other, t), own);
 }
 
+/* Windows short enough to time the stretches: one rank's QSS windows, and
+ * on several ranks the adaptive windows (a QSS window whose cost jumped
+ * would otherwise run on to its end; a fixed --window stays). */
+static void cap_windows(const auto_run *A, integrator_options *o) {
+    double cap = meter_window_cap(A->span);
+    if (!o->halo)
+        o->window_cap = cap;
+    else if (!(o->window > 0.0) && !(o->window_max > 0.0 && o->window_max < cap))
+        o->window_max = cap;
+}
+
 /* ---- probes --------------------------------------------------------------- */
 
 static int probe_window_end(void *ctx, double t, const integrator_state *s) {
@@ -245,7 +256,7 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, doubl
     o.on_discrete = NULL, o.activity = NULL, o.progress = NULL, o.trace = NULL;
     o.first_step = 0.0, o.last_step = NULL;
     if (c == CAND_BDF) o.first_step = A->bdf_step, o.last_step = &A->bdf_step;
-    if (!o.halo) o.window_cap = meter_window_cap(A->span);
+    cap_windows(A, &o);
     qmol_stats s;
     memset(&s, 0, sizeof s);
     if (integrator_has(o.method, INTEGRATOR_QSS_ENGINE))
@@ -447,7 +458,7 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
      * 1 where a start needs short steps, cost accuracy: heat2d-thermostat,
      * tol 1e-3, e_rr 5.3e-2 against 7.6e-3) */
     if (c == CAND_BDF) o.first_step = 0.0, o.last_step = &A->bdf_step;
-    if (!o.halo && A->can_probe) o.window_cap = meter_window_cap(A->span);
+    if (A->can_probe) cap_windows(A, &o);
     qmol_stats s;
     memset(&s, 0, sizeof s);
     A->in_segment = 1;
