@@ -16,8 +16,8 @@ int meter_any_failed(const meter *M, int failed) {
     return failed;
 }
 
-void meter_start(meter *M, MPI_Comm comm, int trial, double t_a, double t_b, double span) {
-    *M = (meter){.comm = comm, .trial = trial, .span = span, .t_a = t_a, .t_b = t_b, .t_end = t_b};
+void meter_start(meter *M, MPI_Comm comm, int probe, double t_a, double t_b, double span) {
+    *M = (meter){.comm = comm, .probe = probe, .span = span, .t_a = t_a, .t_b = t_b, .t_end = t_b};
     MPI_Comm_rank(comm, &M->rank);
     MPI_Comm_size(comm, &M->size);
     M->wall_a = M->mark_wall = meter_now(M);
@@ -26,7 +26,7 @@ void meter_start(meter *M, MPI_Comm comm, int trial, double t_a, double t_b, dou
 }
 
 double meter_window_cap(double span) {
-    return TRIAL_STRETCH * span / STRETCH_WINDOWS;
+    return PROBE_STRETCH * span / STRETCH_WINDOWS;
 }
 
 /* The integrator's set-up so far (collective: the slowest rank's). */
@@ -44,23 +44,30 @@ void meter_pause(meter *M) {
     M->paused_at = meter_now(M);
 }
 
-void meter_resume(meter *M, double t) {
+void meter_resume(meter *M) {
     double w = meter_now(M), away = w - M->paused_at;
     M->excluded += away;
     M->mark_wall += away;
-    (void)t;
+}
+
+/* A probe that spent `spent` (its set-up left out) is over its budget: its
+ * first stretch's, then the whole probe's. */
+static int over_budget(const meter *M, double spent) {
+    return M->stretches == 0 ? spent > M->first_budget
+                             : spent - M->first_cost > M->budget_rate * (M->t_b - M->t_first);
+}
+
+/* The run's stretch under way, `cost` so far of one `stretch` long, already
+ * costs WATCH_FACTOR^2 times the watch: the alarm at once. */
+static int far_over_watch(const meter *M, double cost, double stretch) {
+    return M->stretches >= 1 && cost > NOISE_FLOOR &&
+           cost > WATCH_FACTOR * WATCH_FACTOR * M->watch_rate * stretch;
 }
 
 int meter_over(const meter *M) {
     double w = wallclock_seconds();
-    if (M->trial) {
-        double spent = w - M->wall_a - M->excluded - (M->setup ? *M->setup : 0.0);
-        return M->stretches == 0 ? spent > M->first_budget
-                                 : spent - M->first_cost > M->budget_rate * (M->t_b - M->t_first);
-    }
-    double stretch = RUN_STRETCH * M->span, cost = w - M->mark_wall;
-    return M->stretches >= 1 && cost > NOISE_FLOOR &&
-           cost > WATCH_FACTOR * WATCH_FACTOR * M->watch_rate * stretch;
+    if (M->probe) return over_budget(M, w - M->wall_a - M->excluded - (M->setup ? *M->setup : 0.0));
+    return far_over_watch(M, w - M->mark_wall, RUN_STRETCH * M->span);
 }
 
 /* Whether a probe's QSS events are past its warm-up (collective). */
@@ -71,7 +78,8 @@ static int warmed_up(const meter *M) {
     return e >= M->warmup;
 }
 
-/* A stretch ends at t (wall w): its cost, and whether a trial settled. */
+/* A stretch ends at t (wall w): its cost, and whether a probe settled or
+ * lost, or the run's watch raised the alarm. */
 static int stretch_end(meter *M, double t, double w) {
     double cost = w - M->mark_wall, rate = cost / (t - M->mark_t);
     if (M->stretches++ == 0) {
@@ -79,16 +87,16 @@ static int stretch_end(meter *M, double t, double w) {
         M->first_cost = w - M->wall_a - M->excluded - M->setup_cost, M->t_first = t;
     }
     int settled = M->stretches >= 2 && rate <= SETTLE * M->last_rate &&
-                  rate * SETTLE >= M->last_rate && (!M->trial || warmed_up(M));
-    /* a trial over the budget whose cost no longer falls fast (its start
+                  rate * SETTLE >= M->last_rate && (!M->probe || warmed_up(M));
+    /* a probe over the budget whose cost no longer falls fast (its start
      * is over) lost */
     int lost =
-        M->trial && M->stretches >= 2 && rate > M->budget_rate && rate * SETTLE >= M->last_rate;
+        M->probe && M->stretches >= 2 && rate > M->budget_rate && rate * SETTLE >= M->last_rate;
     if (settled || M->stretches >= SETTLE_MOST) M->settled = 1;
     M->last_wall = cost, M->last_windows = M->windows;
     M->mark_t = t, M->mark_wall = w, M->windows = 0;
     M->last_rate = rate;
-    if (M->trial) {
+    if (M->probe) {
         M->lost = lost;
         return settled || lost;
     }
@@ -103,27 +111,23 @@ static int stretch_end(meter *M, double t, double w) {
 int meter_window_end(meter *M, double t) {
     double w = meter_now(M);
     M->windows++;
-    if (M->trial) {
+    if (M->probe) {
         double su = set_up(M), spent = w - M->wall_a - M->excluded - su;
         if (M->stretches == 0) M->setup_cost = su;
-        /* the first stretch; then the budget of the whole probe */
-        M->lost = M->stretches == 0
-                      ? spent > M->first_budget
-                      : spent - M->first_cost > M->budget_rate * (M->t_b - M->t_first);
+        M->lost = over_budget(M, spent);
         if (M->lost) return M->ended = 1;
     }
     /* (a run's stretches are short until its cost settles: the first
      * probes wait for that) */
-    double stretch = (M->trial || !M->settled ? TRIAL_STRETCH : RUN_STRETCH) * M->span;
+    double stretch = (M->probe || !M->settled ? PROBE_STRETCH : RUN_STRETCH) * M->span;
     if (t - M->mark_t >= stretch && M->windows >= STRETCH_WINDOWS) {
         int end = stretch_end(M, t, w);
-        if (M->trial) M->ended = end;
+        if (M->probe) M->ended = end;
         return end;
     }
     /* a run's stretch that already cost more than the watch allows */
     double cost = w - M->mark_wall;
-    if (!M->trial && M->stretches >= 1 && cost > NOISE_FLOOR &&
-        cost > WATCH_FACTOR * WATCH_FACTOR * M->watch_rate * stretch) {
+    if (!M->probe && far_over_watch(M, cost, stretch)) {
         M->last_rate = cost / (t - M->mark_t);
         return 1;
     }

@@ -7,7 +7,7 @@
  * within a factor SETTLE of the one before, with its QSS events past
  * WARMUP_EVENTS per state (QSS on a stiff grid starts cheap and its
  * oscillations build up over several stretches; CVODE starts with tiny
- * steps), TRIAL_LONGEST of the span at most. It is lost when its first
+ * steps), PROBE_LONGEST of the span at most. It is lost when its first
  * stretch (its start-up; the integrator's set-up is not counted) takes
  * longer than first_budget, when the
  * stretches after it cost more than budget_rate over the whole probe, or
@@ -24,11 +24,11 @@
 #include <stdint.h>
 
 /* Fractions of the span. */
-#define TRIAL_STRETCH (1.0 / 2048.0)
+#define PROBE_STRETCH (1.0 / 2048.0)
 #define RUN_STRETCH (1.0 / 256.0)
-#define TRIAL_LONGEST (1.0 / 32.0)
+#define PROBE_LONGEST (1.0 / 32.0)
 #define STRETCH_WINDOWS 4
-/* A run is measured in short stretches (TRIAL_STRETCH) until its cost
+/* A run is measured in short stretches (PROBE_STRETCH) until its cost
  * settles, at most this many: the first probes beside it wait for that. */
 #define SETTLE_MOST 16
 #define SETTLE 1.5
@@ -48,7 +48,7 @@
 typedef struct meter {
     MPI_Comm comm;
     int rank, size;
-    int trial;                /* a trial or probe (1), or a run (0) */
+    int probe;                /* a probe (1), or the run (0) */
     double span;              /* the run's span */
     double t_a, t_b;          /* the measured integration's span */
     double t_end;             /* where it ended (set by the caller) */
@@ -64,34 +64,34 @@ typedef struct meter {
     int lost, ended;            /* the measurement lost; it ended (settled or lost) */
     int settled;                /* a run's cost settled once (or it ran SETTLE_MOST stretches) */
     int over_before;            /* a run's last stretch was over the watch */
-    /* a probe: its QSS events so far (the integrator's counter; NULL: none)
-     * and how many settle needs (summed over the ranks) */
     /* the integrator's set-up time (its stats' wall_setup, written before
      * its first window; NULL: none): not judged, it cannot be cut short */
     const double *setup;
     double setup_cost; /* the set-up, agreed, once the first stretch ended */
+    /* a probe: its QSS events so far (the integrator's counter; NULL: none)
+     * and how many settle needs (summed over the ranks) */
     const uint64_t *events;
     double warmup;
 } meter;
 
 /* Starts measuring an integration over [t_a, t_b] (collective). Budgets and
  * the watch are off (INFINITY) until the caller sets them. */
-void meter_start(meter *M, MPI_Comm comm, int trial, double t_a, double t_b, double span);
+void meter_start(meter *M, MPI_Comm comm, int probe, double t_a, double t_b, double span);
 /* Whether any rank failed (collective; the integrator says so of its own
  * rank in integrator_state.failed until it agrees). */
 int meter_any_failed(const meter *M, int failed);
 /* The agreed wall clock (collective). */
 double meter_now(const meter *M);
 /* At a window end at t (collective): whether the measurement ends here
- * (a trial or probe settled or lost: M->ended, M->lost), or a run raised
+ * (a probe settled or lost: M->ended, M->lost), or a run raised
  * the alarm. */
 int meter_window_end(meter *M, double t);
 /* Time spent elsewhere (probes) between pause and resume is not the
  * integration's (collective). */
 void meter_pause(meter *M);
-void meter_resume(meter *M, double t);
+void meter_resume(meter *M);
 /* One rank, between window ends: whether the wall clock already says the
- * measurement lost (a trial) or the alarm will sound (a run), so that the
+ * probe lost or the alarm will sound (a run), so that the
  * window ends now (integrator_options.stop_requested). Local. */
 int meter_over(const meter *M);
 /* The integration's wall time so far (collective). */

@@ -6,24 +6,26 @@
  * seconds per unit of simulated time, is measured on the run itself.
  *
  *  - Measuring (auto_meter.h): a method runs in stretches of simulated
- *    time; a measurement goes on until the cost of a stretch settles, and
- *    gives up (the candidate lost) when it costs CUT_FACTOR times the best
+ *    time; a probe goes on until the cost of a stretch settles, and gives
+ *    up (the candidate lost) when it costs CUT_FACTOR times the best
  *    estimate.
- *  - At the start each candidate runs a trial segment in turn, its samples
- *    kept; the cheapest then runs.
+ *  - CVODE runs first (its cost per stretch is bounded whatever the
+ *    problem); once its cost settles the others are probed beside it.
  *  - While a method runs, the others are probed from its states now and
  *    then: a probe integrates a short span beside the run, its samples
  *    dropped, and the run goes on undisturbed unless the probe was cheaper,
  *    by SWITCH_MARGIN and its start-up. Then the run stops there and the
- *    cheaper method goes on from its states (CVODE restarted for every
- *    trial loses accuracy: adr2d 100 x 100, tol 1e-3, CVODE in 11 pieces
- *    gave e_rr 5.6e-3 against 1.1e-3 in one).
- *  - A probe that lost is not made again for a while: EXPLOIT_FIRST of the
+ *    cheaper method goes on from its states (probes rather than trial
+ *    segments of the run: CVODE restarted for every trial loses accuracy,
+ *    adr2d 100 x 100, tol 1e-3, CVODE in 11 pieces gave e_rr 5.6e-3
+ *    against 1.1e-3 in one).
+ *  - A probe that lost is not made again for a while: HORIZON of the
  *    span, times what it lost by (at most BACKOFF_MOST), doubled at each
- *    further loss. A stretch of the running method that costs WATCH_FACTOR
- *    times the best other estimate (activity switched on) makes every
- *    candidate due for a probe at once.
- *  - A run's measurement counts for more than a trial's: a candidate's
+ *    further loss, and probes take at most PROBE_SHARE of the run's time.
+ *    Two stretches of the running method that cost WATCH_FACTOR times the
+ *    best other estimate or its own cost when last weighed (activity
+ *    switched on) make every candidate due for a probe at once.
+ *  - A run's measurement counts for more than a probe's: a candidate's
  *    estimate is never below what it measured while running, as much of
  *    that as still counts (halved every MEMORY_SPAN of the span): a short
  *    measurement can miss what builds up later (the stiff oscillations of
@@ -50,7 +52,9 @@
 #include <string.h>
 
 #define SWITCH_MARGIN 1.25
-#define EXPLOIT_FIRST (1.0 / 32.0)
+/* A switch is weighed over the next HORIZON of the span, and a candidate
+ * that lost backs off that long times what it lost by. */
+#define HORIZON (1.0 / 32.0)
 #define BACKOFF_MOST 8.0
 /* Probes made while a method runs take at most this share of its time. */
 #define PROBE_SHARE 0.05
@@ -140,22 +144,21 @@ static int cheapest(const auto_run *A, double t, int skip) {
     return best;
 }
 
-/* What a measurement of c gave (meter M over its span, cost wall seconds). */
-static void record(auto_run *A, int c, const meter *M, double cost, int running) {
+/* What a probe of c gave (meter M over its span, cost wall seconds). */
+static void record(auto_run *A, int c, const meter *M, double cost) {
     candidate *k = &A->cand[c];
     double dt = M->t_end - M->t_a;
     /* (lost in its first stretch: at least its cost over a stretch) */
-    double whole = cost / fmax(dt, M->lost ? TRIAL_STRETCH * A->span : 0.0);
+    double whole = cost / fmax(dt, M->lost ? PROBE_STRETCH * A->span : 0.0);
     k->rate = M->lost || M->stretches < 2 ? (dt > 0.0 || M->lost ? whole : INFINITY) : M->last_rate;
     /* one that lost costs more than its budget: never below the best's */
     if (M->lost && !isinf(M->budget_rate)) k->rate = fmax(k->rate, M->budget_rate);
-    if (!running && !M->lost && M->stretches >= 2) {
+    if (!M->lost && M->stretches >= 2) {
         k->first_cost = M->first_cost;
         k->startup = M->setup_cost + fmax(0.0, M->first_cost - k->rate * (M->t_first - M->t_a));
-    } else if (!running && M->lost) { /* what its start cost at least */
+    } else if (M->lost) { /* what its start cost at least */
         k->first_cost = fmax(k->first_cost, M->stretches ? M->first_cost : cost - M->setup_cost);
     }
-    if (running) k->run_rate = k->rate, k->run_t = M->t_end;
 }
 
 /* The candidate to go on with at t (current: the one running, or -1); the
@@ -165,7 +168,7 @@ static int choose(auto_run *A, int current, double t) {
     int best = cheapest(A, t, -1);
     if (best < 0) best = 0;
     if (current >= 0 && best != current) { /* worth a fresh start? */
-        double L = EXPLOIT_FIRST * A->span;
+        double L = HORIZON * A->span;
         if (estimate(A, best, t) * L + A->cand[best].startup >
             estimate(A, current, t) * L / SWITCH_MARGIN)
             best = current;
@@ -176,7 +179,7 @@ static int choose(auto_run *A, int current, double t) {
             k->retry_gap = 0.0;
         } else if (t >= k->retry_at) {
             double by = fmin(estimate(A, c, t) / estimate(A, best, t), BACKOFF_MOST);
-            k->retry_gap = fmax(2.0 * k->retry_gap, EXPLOIT_FIRST * A->span * fmax(by, 1.0));
+            k->retry_gap = fmax(2.0 * k->retry_gap, HORIZON * A->span * fmax(by, 1.0));
             k->retry_at = t + k->retry_gap;
         }
     }
@@ -192,9 +195,9 @@ static void set_budget(const auto_run *A, int c, double t, meter *M) {
      * whole probe may cost, BDF methods' first steps are short); then
      * CUT_FACTOR its cost */
     double rate = estimate(A, best, t), own = A->cand[c].first_cost;
-    if (!(own > 0.0)) own = CUT_FACTOR * rate * TRIAL_LONGEST * A->span;
+    if (!(own > 0.0)) own = CUT_FACTOR * rate * PROBE_LONGEST * A->span;
     M->first_budget =
-        FIRST_FACTOR * fmax(A->cand[best].first_cost, rate * TRIAL_STRETCH * A->span) + own;
+        FIRST_FACTOR * fmax(A->cand[best].first_cost, rate * PROBE_STRETCH * A->span) + own;
     M->budget_rate = CUT_FACTOR * rate;
 }
 
@@ -239,12 +242,12 @@ static int drop_sample(void *ctx, int64_t k, double t, const double *x) {
 /* Probes candidate c from the states `from` at t, beside the run: its
  * samples and counts are dropped, the problem's discrete variables put
  * back. Returns 0, or the integrator's failing code (err says why). */
-static int probe(auto_run *A, int c, double t, const initial_values *from, double longest,
-                 char *err, size_t errlen) {
+static int probe(auto_run *A, int c, double t, const initial_values *from, char *err,
+                 size_t errlen) {
     const qmol_problem *p = A->m->problem;
     if (p->n_discrete > 0) p->get_discrete(p->data, A->discrete);
     meter M;
-    meter_start(&M, A->comm, 1, t, fmin(A->o->tf, t + longest * A->span), A->span);
+    meter_start(&M, A->comm, 1, t, fmin(A->o->tf, t + PROBE_LONGEST * A->span), A->span);
     set_budget(A, c, t, &M);
     integrator_options o = A->cand[c].o;
     double end = M.t_b;
@@ -274,7 +277,7 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, doubl
         M.t_end = end;
     else
         M.t_end = M.mark_t;
-    record(A, c, &M, cost, 0);
+    record(A, c, &M, cost);
     /* CVODE's steps were still growing when a short probe ended: at the
      * step it would take next its cost per unit of t comes to less */
     if (c == CAND_BDF && !M.lost && M.last_windows > 0 && A->bdf_step > 0.0)
@@ -283,9 +286,6 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, doubl
     return 0;
 }
 
-/* At a window end of the run (t, its state s): probes the candidates due
- * (all on an alarm) from its states, and sets A->switch_to when one should
- * take over. Returns 0, or a probe's failing code. */
 /* Whether c is due for a probe at t beside the running `current`: its
  * back-off is over (or the alarm sounded), and the rest of the run costs
  * more than the probe may: one that costs more than it could save is not
@@ -299,10 +299,13 @@ static int worth_probing(const auto_run *A, int c, int current, double t, int al
         return 0;
     meter M = {.first_budget = INFINITY, .budget_rate = INFINITY};
     set_budget(A, c, t, &M);
-    double most = M.first_budget + M.budget_rate * TRIAL_LONGEST * A->span;
+    double most = M.first_budget + M.budget_rate * PROBE_LONGEST * A->span;
     return estimate(A, current, t) * (A->o->tf - t) > most;
 }
 
+/* At a window end of the run (t, its state s): probes the candidates due
+ * (all on an alarm) from its states, and sets A->switch_to when one should
+ * take over. Returns 0, or a probe's failing code. */
 static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm, char *err,
                      size_t errlen) {
     int current = A->running, due = 0;
@@ -328,14 +331,13 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
     int rc = initial_values_set(&from, A->gid, A->x, A->m->n_cols);
     if (rc) snprintf(err, errlen, "out of memory for auto's probes");
     for (int c = 0; rc == 0 && c < A->ncand; c++)
-        if (worth_probing(A, c, current, t, alarm))
-            rc = probe(A, c, t, &from, TRIAL_LONGEST, err, errlen);
+        if (worth_probing(A, c, current, t, alarm)) rc = probe(A, c, t, &from, err, errlen);
     initial_values_free(&from);
     if (rc) return rc;
     int best = choose(A, current, t);
     if (best != current) A->switch_to = best;
     set_watch(A, t);
-    meter_resume(&A->seg, t);
+    meter_resume(&A->seg);
     return 0;
 }
 
@@ -410,7 +412,8 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
     }
     /* (its first stretch is its start-up: the others wait until its cost
      * settled, or an alarm) */
-    if (meter_any_failed(&A->seg, s->failed) || A->seg.stretches < 2 || !(A->seg.settled || alarm))
+    if (!A->can_probe || meter_any_failed(&A->seg, s->failed) || A->seg.stretches < 2 ||
+        !(A->seg.settled || alarm))
         return 0;
     char err[512];
     if (probe_due(A, t, s, alarm, err, sizeof err)) return -1;
