@@ -384,7 +384,7 @@ static int catch_up(mixed *x, double T, double span, char *err, size_t errlen) {
     x->y = cvode_block_state(x->bdf);
     renew_bdf_columns(x, T, span, 1);
     for (int32_t r = 0; r < x->nbdf_readers && !x->e.failed; r++)
-        x->e.method->input_changed(&x->e, x->bdf_readers[r], T);
+        eng_input_changed(&x->e, x->bdf_readers[r], T);
     return 0;
 }
 

@@ -134,11 +134,8 @@ static void bqss_event(qss_engine *e, int32_t i, double t) {
     b->left_i = -1;
 }
 
-static void bqss_input_changed(qss_engine *e, int32_t j, double t) {
-    bqss_data *b = e->method_data;
-    eng_advance_x(e, j, t);
-    eng_eval_derivs(e, j, t);
-    schedule(e, j, t, external(e, b, j, t, e->xc[1][j]));
+static void bqss_reschedule(qss_engine *e, int32_t j, double t) {
+    schedule(e, j, t, external(e, e->method_data, j, t, e->xc[1][j]));
 }
 
 static int bqss_init(qss_engine *e) {
@@ -194,7 +191,7 @@ const qss_method bqss_method = {.name = "bqss",
                                 .order = 1,
                                 .init = bqss_init,
                                 .event = bqss_event,
-                                .input_changed = bqss_input_changed,
+                                .reschedule = bqss_reschedule,
                                 .destroy = bqss_destroy,
                                 .state_io = bqss_state_io,
                                 .kept_fields = 5.0};

@@ -109,22 +109,16 @@ static void liqss2_event(qss_engine *e, int32_t i, double t) {
     liqss_propagate(e, i, t, q_old);
 }
 
-void liqss_input_changed(qss_engine *e, int32_t j, double t) {
-    eng_advance_x(e, j, t);
-    eng_eval_derivs(e, j, t);
-    eng_schedule_liqss(e, j, t);
-}
-
 /* (kept: the diagonal estimates, one per state) */
 const qss_method liqss1_method = {.name = "liqss1",
                                   .order = 1,
                                   .init = liqss_init,
                                   .event = liqss1_event,
-                                  .input_changed = liqss_input_changed,
+                                  .reschedule = eng_schedule_liqss,
                                   .kept_fields = 1.0};
 const qss_method liqss2_method = {.name = "liqss2",
                                   .order = 2,
                                   .init = liqss_init,
                                   .event = liqss2_event,
-                                  .input_changed = liqss_input_changed,
+                                  .reschedule = eng_schedule_liqss,
                                   .kept_fields = 1.0};

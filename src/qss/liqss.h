@@ -21,9 +21,6 @@ double liqss_diag(const qss_engine *e, int32_t i);
  * schedules i (among its dependents or, if f_i does not read x_i, last). */
 void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old);
 
-/* The qss_method input_changed of the LIQSS family. */
-void liqss_input_changed(qss_engine *e, int32_t j, double t);
-
 /* Allocates the estimates: diag always, entry when `all_entries`; with an
  * analytic Jacobian fills them at t0. Schedules every state. */
 int liqss_setup(qss_engine *e, int all_entries);

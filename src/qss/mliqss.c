@@ -298,11 +298,11 @@ const qss_method mliqss1_method = {.name = "mliqss1",
                                    .order = 1,
                                    .init = mliqss_init,
                                    .event = mliqss_event,
-                                   .input_changed = liqss_input_changed,
+                                   .reschedule = eng_schedule_liqss,
                                    .kept_per_entry = 1.0};
 const qss_method mliqss2_method = {.name = "mliqss2",
                                    .order = 2,
                                    .init = mliqss_init,
                                    .event = mliqss_event,
-                                   .input_changed = liqss_input_changed,
+                                   .reschedule = eng_schedule_liqss,
                                    .kept_per_entry = 1.0};

@@ -369,6 +369,12 @@ void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
     store_estimates(e, j, len);
 }
 
+void eng_input_changed(qss_engine *e, int32_t j, double t) {
+    eng_advance_x(e, j, t);
+    eng_eval_derivs(e, j, t);
+    e->method->reschedule(e, j, t);
+}
+
 void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     int len = gather_row(e, j, t);
     double f = eval_rhs(e, j, t, e->vals);

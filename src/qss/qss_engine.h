@@ -25,9 +25,9 @@ typedef struct qss_method {
     int (*init)(qss_engine *e);
     /* Handles the event of state i at time t (requantize, propagate). */
     void (*event)(qss_engine *e, int32_t i, double t);
-    /* f_j's inputs changed at t from outside the event loop (a ghost updated
-     * at a window end): re-evaluate x_j's derivatives and reschedule j. */
-    void (*input_changed)(qss_engine *e, int32_t j, double t);
+    /* Schedules j's next event after x_j's derivatives changed at t (the
+     * method's scheduler; eng_input_changed calls it). */
+    void (*reschedule)(qss_engine *e, int32_t j, double t);
     void (*destroy)(qss_engine *e);
     /* Optional: passes the method's own per-state fields to io (see
      * eng_state_io). */
@@ -140,6 +140,10 @@ void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, d
  * With an analytic Jacobian also stores the row's partials when the method
  * keeps estimates (diag, entry). */
 void eng_eval_derivs(qss_engine *e, int32_t j, double t);
+/* f_j's inputs changed at t (an event, or a ghost updated at a window end):
+ * advances x_j, re-evaluates its derivatives and reschedules j by the
+ * method's rule. */
+void eng_input_changed(qss_engine *e, int32_t j, double t);
 /* The integral from the window's start to t (t >= the current piece's tq)
  * of changed[k]'s q minus the polynomial its readers hold. */
 double eng_stale_area(const qss_engine *e, int32_t k, double t);

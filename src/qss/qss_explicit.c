@@ -16,32 +16,23 @@ static void explicit_event(qss_engine *e, int32_t i, double t) {
     eng_set_q(e, i, t, e->xc[0][i], e->order >= 2 ? e->xc[1][i] : 0.0,
               e->order >= 3 ? e->xc[2][i] : 0.0);
     for (int64_t p = m->dep_ptr[i]; p < m->dep_ptr[i + 1]; p++) {
-        int32_t j = m->dep_row[p];
-        eng_advance_x(e, j, t);
-        eng_eval_derivs(e, j, t);
-        eng_schedule_qss(e, j, t);
+        eng_input_changed(e, m->dep_row[p], t);
     }
     if (!eng_reads_self(e, i)) eng_schedule_qss(e, i, t);
-}
-
-static void explicit_input_changed(qss_engine *e, int32_t j, double t) {
-    eng_advance_x(e, j, t);
-    eng_eval_derivs(e, j, t);
-    eng_schedule_qss(e, j, t);
 }
 
 const qss_method qss1_method = {.name = "qss1",
                                 .order = 1,
                                 .init = explicit_init,
                                 .event = explicit_event,
-                                .input_changed = explicit_input_changed};
+                                .reschedule = eng_schedule_qss};
 const qss_method qss2_method = {.name = "qss2",
                                 .order = 2,
                                 .init = explicit_init,
                                 .event = explicit_event,
-                                .input_changed = explicit_input_changed};
+                                .reschedule = eng_schedule_qss};
 const qss_method qss3_method = {.name = "qss3",
                                 .order = 3,
                                 .init = explicit_init,
                                 .event = explicit_event,
-                                .input_changed = explicit_input_changed};
+                                .reschedule = eng_schedule_qss};

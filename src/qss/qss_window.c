@@ -119,7 +119,7 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
         return -1;
     int32_t ndirty = install_ghosts(e, x);
     /* the error of the late updates: how far each reader drifted while its
-     * ghosts were stale, in quanta (before input_changed moves x_j) */
+     * ghosts were stale, in quanta (before eng_input_changed moves x_j) */
     double worst = 0.0;
     for (int32_t k = 0; k < ndirty; k++) {
         int32_t j = x->dirty_list[k];
@@ -140,7 +140,7 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
     for (int32_t k = 0; k < ndirty; k++) {
         int32_t j = x->dirty_list[k];
         x->dirty[j] = 0;
-        e->method->input_changed(e, j, T);
+        eng_input_changed(e, j, T);
     }
     return 0;
 }
