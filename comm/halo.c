@@ -385,11 +385,24 @@ int halo_subset(halo_plan *sub, const halo_plan *full, const unsigned char *keep
 }
 
 void halo_exchange(halo_plan *h, double *local) {
+    halo_exchange_strided(h, local, 1);
+}
+
+void halo_exchange_strided(halo_plan *h, double *first, size_t stride) {
     int32_t total = h->send_ptr ? h->send_ptr[h->ndests] : 0;
     for (int32_t p = 0; p < total; p++)
-        h->send_buf[p] = local[h->send_idx[p]];
+        h->send_buf[p] = first[(size_t)h->send_idx[p] * stride];
+    /* received in place: one double every stride (displacements count
+     * whole records) */
+    MPI_Datatype every = MPI_DOUBLE;
+    if (stride > 1) {
+        MPI_Type_create_resized(MPI_DOUBLE, 0, (MPI_Aint)(stride * sizeof(double)), &every);
+        MPI_Type_commit(&every);
+    }
     MPI_Neighbor_alltoallv(h->send_buf, h->send_count, h->send_displ, MPI_DOUBLE,
-                           local + h->n_owned, h->recv_count, h->recv_displ, MPI_DOUBLE, h->graph);
+                           first + (size_t)h->n_owned * stride, h->recv_count, h->recv_displ, every,
+                           h->graph);
+    if (stride > 1) MPI_Type_free(&every);
 }
 
 int32_t halo_boundary_count(const halo_plan *h) {

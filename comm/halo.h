@@ -50,6 +50,9 @@ void halo_free(halo_plan *h);
 /* Collective over h->graph: local[n_owned ..] (the ghosts) receive the
  * owners' current local values. */
 void halo_exchange(halo_plan *h, double *local);
+/* The same for a field of records of `stride` doubles: local state i's
+ * value is first[i * stride]. */
+void halo_exchange_strided(halo_plan *h, double *first, size_t stride);
 
 /* Collective over full->comm: the plan of the states with keep[k] set (k a
  * local index of full, owned or ghost): a rank receives the ghosts it keeps

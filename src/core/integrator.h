@@ -86,7 +86,8 @@ typedef struct integrator_options {
     int64_t first_sample;
     /* Progress reports (progress.h), or NULL. */
     struct progress *progress;
-    /* Trace of QSS events, for tests: called after each event (may be NULL). */
+    /* Trace of QSS events, for tests: called after each event with the q0 of
+     * the first (at most 4) local states (may be NULL). */
     void (*trace)(void *ctx, double t, int32_t i, const double *q);
     void *trace_ctx;
     /* A method that chooses as it runs (--method auto): what it chose, as

@@ -133,7 +133,7 @@ void mixed_on_export_change(qss_engine *e, int32_t i, double t, const double *ol
     mixed *x = e->driver;
     int32_t k = x->export_of[i];
     if (x->coupling == COUPLING_HISTORY) { /* the BDF block sees q exactly */
-        if (history_push(x, k, t, e->qc[0][i], e->qc[1][i], e->qc[2][i]) != 0)
+        if (history_push(x, k, t, e->q[i].c[0], e->q[i].c[1], e->q[i].c[2]) != 0)
             eng_fail(e, "out of memory for the QSS inputs' history");
         return;
     }
@@ -141,7 +141,7 @@ void mixed_on_export_change(qss_engine *e, int32_t i, double t, const double *ol
     x->q_upto[k] = t;
     const double *jac = x->bdf ? cvode_block_jacobian(x->bdf) : NULL;
     if (!jac) return;
-    double dt = t - x->tk, qs = x->q_start[k], qj = e->qc[0][i], qdot = e->qc[1][i];
+    double dt = t - x->tk, qs = x->q_start[k], qj = e->q[i].c[0], qdot = e->q[i].c[1];
     double d1, d2;
     if (x->coupling == COUPLING_SAMPLE) {
         d1 = qs - qj;
@@ -231,7 +231,7 @@ static void renew_bdf_columns(mixed *x, double t, double span, int measure_drift
         int32_t k = c - x->first_bdf_col, L = x->bdf_col_lay[k];
         double value = x->lay_vals[L], slope = x->lay_slope[L];
         if (measure_drift) { /* the old view at t against the truth */
-            double r = fabs(value - eng_q_at(e, c, t)) / e->dq[c];
+            double r = fabs(value - eng_q_at(e, c, t)) / e->x[c].dq;
             if (r > x->view_drift) x->view_drift = r;
         }
         if (measure) {
@@ -239,11 +239,11 @@ static void renew_bdf_columns(mixed *x, double t, double span, int measure_drift
             x->col_anchor[k] = slope;
         }
         x->col_slope[k] = slope;
-        e->qc[0][c] = value;
-        if (e->order >= 2) e->qc[1][c] = slope;
-        e->xc[0][c] = value;
-        e->tq[c] = e->tx[c] = t;
-        e->dq[c] = eng_quantum(e, c, value);
+        e->q[c].c[0] = value;
+        if (e->order >= 2) e->q[c].c[1] = slope;
+        e->x[c].c[0] = value;
+        e->q[c].tq = e->x[c].tx = t;
+        e->x[c].dq = eng_quantum(e, c, value);
     }
     if (measure) x->anchor_t = t;
 }
@@ -261,7 +261,7 @@ static double extrapolation_limit(const mixed *x) {
     double h = INFINITY;
     for (int32_t c = x->first_bdf_col; c < x->mq.n_cols; c++) {
         int32_t k = c - x->first_bdf_col;
-        double dq = e->dq[c], lim;
+        double dq = e->x[c].dq, lim;
         if (e->order == 1) {
             double v = fabs(x->col_slope[k]);
             lim = v > 0.0 ? dq / v : INFINITY;
@@ -323,7 +323,7 @@ static void start_window(mixed *x, double tk) {
         int32_t i = x->export_q[k];
         x->history_last[k] = -1;
         if (history_push(x, k, tk, eng_q_at(&x->e, i, tk), eng_qdot_at(&x->e, i, tk),
-                         x->e.qc[2][i]) != 0)
+                         x->e.q[i].c[2]) != 0)
             eng_fail(&x->e, "out of memory for the QSS inputs' history");
     }
     for (int32_t k = 0; k < x->nexports; k++) {
@@ -548,8 +548,8 @@ static void start(mixed *x) {
     for (int32_t b = 0; b < x->nb; b++)
         x->y0[b] = initial_value(o->start, p, x->gid_b[b]);
     for (int32_t j = 0; j < x->nq; j++) {
-        x->e.qc[0][j] = initial_value(o->start, p, x->gid_q[j]), x->e.tq[j] = o->t0;
-        x->e.qc[1][j] = x->e.qc[2][j] = 0.0;
+        x->e.q[j].c[0] = initial_value(o->start, p, x->gid_q[j]), x->e.q[j].tq = o->t0;
+        x->e.q[j].c[1] = x->e.q[j].c[2] = 0.0;
     }
     for (int32_t j = 0; o->activity && x->e.activity && j < x->nq; j++)
         x->e.activity[j] = o->activity[x->lay_q[j]]; /* a resumed run's counts so far */

@@ -45,13 +45,13 @@ static int at_level(double x, double q, double dq) {
 /* f_i with q_i at `level`, the other q as they are (one scalar evaluation; the
  * stored slope when f_i does not read q_i). x_i's polynomial is kept. */
 static double f_at_level(qss_engine *e, int32_t i, double t, double level) {
-    double q = e->qc[0][i], dx = e->xc[1][i];
+    double q = e->q[i].c[0], dx = e->x[i].c[1];
     if (!eng_reads_self(e, i)) return dx;
-    e->qc[0][i] = level;
+    e->q[i].c[0] = level;
     eng_eval_derivs(e, i, t);
-    double f = e->xc[1][i];
-    e->qc[0][i] = q;
-    e->xc[1][i] = dx;
+    double f = e->x[i].c[1];
+    e->q[i].c[0] = q;
+    e->x[i].c[1] = dx;
     return f;
 }
 
@@ -59,11 +59,11 @@ static double f_at_level(qss_engine *e, int32_t i, double t, double level) {
  * re-choice at sigma = 0 scheduled by an external transition. */
 static double internal(qss_engine *e, bqss_data *b, int32_t i, double t) {
     eng_advance_x(e, i, t);
-    double q = e->qc[0][i], dx = e->xc[1][i];
-    if (t > b->last[i] || at_level(e->xc[0][i], q, e->dq[i])) {
-        e->xc[0][i] = q; /* x reached q exactly; no drift from rounding */
+    double q = e->q[i].c[0], dx = e->x[i].c[1];
+    if (t > b->last[i] || at_level(e->x[i].c[0], q, e->x[i].dq)) {
+        e->x[i].c[0] = q; /* x reached q exactly; no drift from rounding */
         eng_update_quantum(e, i);
-        double dq = e->dq[i];
+        double dq = e->x[i].dq;
         b->lower[i] = q - dq;
         b->upper[i] = q + dq;
         q = dx > 0.0 ? b->upper[i] : b->lower[i];
@@ -82,18 +82,18 @@ static double internal(qss_engine *e, bqss_data *b, int32_t i, double t) {
         b->nchange[i] = 1.0;
     }
     b->last[i] = t;
-    return dx != 0.0 ? (q - e->xc[0][i]) / dx : INFINITY;
+    return dx != 0.0 ? (q - e->x[i].c[0]) / dx : INFINITY;
 }
 
 /* External transition of j: its derivative became u at time t. */
 static double external(qss_engine *e, bqss_data *b, int32_t j, double t, double u) {
     int same_instant = b->last[j] == t;
-    double x = e->xc[0][j], q = e->qc[0][j], dq = e->dq[j], eps = 0.01 * dq;
+    double x = e->x[j].c[0], q = e->q[j].c[0], dq = e->x[j].dq, eps = 0.01 * dq;
     b->last[j] = t;
     if (at_level(x, q, dq)) {
         /* its crossing is due at this very instant: let it happen now */
-        e->xc[0][j] = q;
-        e->xc[1][j] = u;
+        e->x[j].c[0] = q;
+        e->x[j].c[1] = u;
         return 0.0;
     }
     double toward = u * (q - x);
@@ -107,11 +107,11 @@ static double external(qss_engine *e, bqss_data *b, int32_t j, double t, double 
         double f =
             j == b->left_i && level == b->left_level ? b->left_f : f_at_level(e, j, t, level);
         if (f * (level - x) > 0.0) {
-            e->xc[1][j] = u;
+            e->x[j].c[1] = u;
             return 0.0;
         }
     }
-    e->xc[1][j] = (toward < 0.0 && same_instant) ? 0.0 : u;
+    e->x[j].c[1] = (toward < 0.0 && same_instant) ? 0.0 : u;
     if (u != 0.0 && toward >= 0.0) return (q - x) / u;
     return (toward < 0.0 && !same_instant) ? 0.0 : INFINITY;
 }
@@ -126,7 +126,7 @@ static void bqss_event(qss_engine *e, int32_t i, double t) {
         int32_t j = m->dep_row[p];
         eng_advance_x(e, j, t);
         eng_eval_derivs(e, j, t);
-        double sigma = external(e, b, j, t, e->xc[1][j]);
+        double sigma = external(e, b, j, t, e->x[j].c[1]);
         schedule(e, j, t, sigma);
         self |= j == i;
     }
@@ -135,7 +135,7 @@ static void bqss_event(qss_engine *e, int32_t i, double t) {
 }
 
 static void bqss_reschedule(qss_engine *e, int32_t j, double t) {
-    schedule(e, j, t, external(e, e->method_data, j, t, e->xc[1][j]));
+    schedule(e, j, t, external(e, e->method_data, j, t, e->x[j].c[1]));
 }
 
 static int bqss_init(qss_engine *e) {
@@ -152,12 +152,12 @@ static int bqss_init(qss_engine *e) {
     if (!b->lower || !b->upper || !b->last || !b->changed_at || !b->nchange) return -1;
     double t0 = e->o->t0;
     for (int32_t i = 0; i < e->n; i++) {
-        double x = e->xc[0][i], dq = e->dq[i];
+        double x = e->x[i].c[0], dq = e->x[i].dq;
         b->lower[i] = x - dq;
         b->upper[i] = x + dq;
         b->last[i] = t0;
         b->changed_at[i] = -INFINITY;
-        schedule(e, i, t0, e->xc[1][i] != 0.0 ? 0.0 : INFINITY);
+        schedule(e, i, t0, e->x[i].c[1] != 0.0 ? 0.0 : INFINITY);
     }
     return 0;
 }

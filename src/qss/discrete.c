@@ -264,7 +264,7 @@ static int gather(const qss_engine *e, const discrete *d, int64_t c, double t) {
         int32_t col = d->in_col[k];
         d->vals[len] = eng_q_at(e, col, t);
         d->slopes[len] = eng_qdot_at(e, col, t);
-        d->curv[len] = e->qc[2][col];
+        d->curv[len] = e->q[col].c[2];
     }
     return len;
 }
@@ -379,14 +379,14 @@ static void after_handler(qss_engine *e, discrete *d, double t) {
      * restarts them likewise (ALGORITHMS.md 1.5, "flag2"). */
     for (int32_t k = 0; k < d->naffected && !e->failed; k++) {
         int32_t j = d->affected[k];
-        double before1 = e->xc[1][j], before2 = e->xc[2][j];
+        double before1 = e->x[j].c[1], before2 = e->x[j].c[2];
         eng_advance_x(e, j, t);
         eng_eval_derivs(e, j, t);
         /* a handler that left f_j alone (the buck's loss pulse and its
          * inductor) leaves x_j's trajectory and next time as they were:
          * only the changed ones requantize, at once (their scheduled time,
          * computed for the old x, is replaced, not recomputed) */
-        if (e->xc[1][j] != before1 || e->xc[2][j] != before2) heap_update(&e->heap, j, t);
+        if (e->x[j].c[1] != before1 || e->x[j].c[2] != before2) heap_update(&e->heap, j, t);
     }
     for (int64_t c = 0; c < d->nc; c++)
         predict(e, d, c, t);

@@ -12,7 +12,7 @@ double liqss_diag(const qss_engine *e, int32_t i) {
 }
 
 double liqss1_choose(const qss_engine *e, int32_t i, double t) {
-    double x = e->xc[0][i], dx = e->xc[1][i], dq = e->dq[i];
+    double x = e->x[i].c[0], dx = e->x[i].c[1], dq = e->x[i].dq;
     if (dx == 0.0) return x;
     double a = liqss_diag(e, i);
     double u = dx - a * eng_q_at(e, i, t);
@@ -26,7 +26,7 @@ double liqss1_choose(const qss_engine *e, int32_t i, double t) {
 }
 
 double liqss2_choose(const qss_engine *e, int32_t i, double t, double *q, double *qdot) {
-    double x = e->xc[0][i], dx = e->xc[1][i], ddx = 2.0 * e->xc[2][i], dq = e->dq[i];
+    double x = e->x[i].c[0], dx = e->x[i].c[1], ddx = 2.0 * e->x[i].c[2], dq = e->x[i].dq;
     double a = liqss_diag(e, i);
     double u = dx - a * eng_q_at(e, i, t);
     double du = ddx - a * eng_qdot_at(e, i, t);
@@ -56,11 +56,11 @@ void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old) {
     for (int64_t p = m->dep_ptr[i]; p < m->dep_ptr[i + 1]; p++) {
         int32_t j = m->dep_row[p];
         eng_advance_x(e, j, t);
-        double before = e->xc[1][j];
+        double before = e->x[j].c[1];
         eng_eval_derivs(e, j, t);
         eng_schedule_liqss(e, j, t);
         if (secant) {
-            double est = (e->xc[1][j] - before) / dqi;
+            double est = (e->x[j].c[1] - before) / dqi;
             if (e->entry)
                 e->entry[m->dep_entry[p]] = est; /* j == i: the diagonal entry */
             else if (j == i)

@@ -160,7 +160,7 @@ static int pair_solve(const pair_model *pm, int order, double horizon, double *q
 /* x_j's first and second derivatives at t from its polynomial. */
 static void x_derivs_at(const qss_engine *e, int32_t j, double t, double *dx, double *ddx) {
     *dx = eng_xdot_at(e, j, t);
-    *ddx = 2.0 * e->xc[2][j] + 6.0 * (t - e->tx[j]) * e->xc[3][j];
+    *ddx = 2.0 * e->x[j].c[2] + 6.0 * (t - e->x[j].tx) * e->x[j].c[3];
 }
 
 /* The state of i before and after its own LIQSS choice. */
@@ -241,14 +241,14 @@ static void build_pair(const qss_engine *e, const own_change *c, const pair_cand
     pm->u[1] = dxj - a_ji * c->q_old - a_jj * qj;
     pm->du[0] = c->ddx - a_ii * c->qd_old - a_ij * qdj;
     pm->du[1] = ddxj - a_ji * c->qd_old - a_jj * qdj;
-    pm->x[0] = e->xc[0][i];
+    pm->x[0] = e->x[i].c[0];
     pm->x[1] = eng_x_at(e, j, t);
     /* just inside the distance at which eng_schedule_liqss fires the next
      * event: accepted exactly there, a state whose x rests (f(q) = 0 at a
      * pair equilibrium) would be rescheduled at once, forever (adr1d
      * N=10000). In mLIQSS2 the pair equilibrium (h = INFINITY) and the
      * finite steps share the bound dQ: beyond it x would leave q at once. */
-    pm->bound[0] = pair_accept(e->order) * e->dq[i];
+    pm->bound[0] = pair_accept(e->order) * e->x[i].dq;
     pm->bound[1] = pair_accept(e->order) * eng_quantum(e, j, pm->x[1]);
 }
 

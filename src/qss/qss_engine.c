@@ -29,33 +29,33 @@ void eng_fail(qss_engine *e, const char *fmt, ...) {
 
 void eng_advance_x(qss_engine *e, int32_t j, double t) {
     journal_touch(e, j);
-    double h = t - e->tx[j];
+    double h = t - e->x[j].tx;
     if (h == 0.0) return;
-    double a1 = e->xc[1][j], a2 = e->xc[2][j], a3 = e->xc[3][j];
-    e->xc[0][j] += h * (a1 + h * (a2 + h * a3));
-    e->xc[1][j] = a1 + h * (2.0 * a2 + 3.0 * h * a3);
-    e->xc[2][j] = a2 + 3.0 * h * a3;
-    e->tx[j] = t;
+    double a1 = e->x[j].c[1], a2 = e->x[j].c[2], a3 = e->x[j].c[3];
+    e->x[j].c[0] += h * (a1 + h * (a2 + h * a3));
+    e->x[j].c[1] = a1 + h * (2.0 * a2 + 3.0 * h * a3);
+    e->x[j].c[2] = a2 + 3.0 * h * a3;
+    e->x[j].tx = t;
 }
 
 double eng_x_at(const qss_engine *e, int32_t j, double t) {
-    double h = t - e->tx[j];
-    return e->xc[0][j] + h * (e->xc[1][j] + h * (e->xc[2][j] + h * e->xc[3][j]));
+    double h = t - e->x[j].tx;
+    return e->x[j].c[0] + h * (e->x[j].c[1] + h * (e->x[j].c[2] + h * e->x[j].c[3]));
 }
 
 double eng_xdot_at(const qss_engine *e, int32_t j, double t) {
-    double h = t - e->tx[j];
-    return e->xc[1][j] + h * (2.0 * e->xc[2][j] + 3.0 * h * e->xc[3][j]);
+    double h = t - e->x[j].tx;
+    return e->x[j].c[1] + h * (2.0 * e->x[j].c[2] + 3.0 * h * e->x[j].c[3]);
 }
 
 double eng_q_at(const qss_engine *e, int32_t k, double t) {
-    double h = t - e->tq[k];
-    return e->qc[0][k] + h * (e->qc[1][k] + h * e->qc[2][k]);
+    double h = t - e->q[k].tq;
+    return e->q[k].c[0] + h * (e->q[k].c[1] + h * e->q[k].c[2]);
 }
 
 double eng_qdot_at(const qss_engine *e, int32_t k, double t) {
-    double h = t - e->tq[k];
-    return e->qc[1][k] + 2.0 * h * e->qc[2][k];
+    double h = t - e->q[k].tq;
+    return e->q[k].c[1] + 2.0 * h * e->q[k].c[2];
 }
 
 static double q_gap_area(const double *p, double tp, const double *r, double tr, double a,
@@ -73,8 +73,8 @@ static double q_gap_area(const double *p, double tp, const double *r, double tr,
 double eng_stale_area(const qss_engine *e, int32_t k, double t) {
     int32_t i = e->changed[k];
     const double *st = e->stale + 4 * (size_t)k;
-    double cur[3] = {e->qc[0][i], e->qc[1][i], e->qc[2][i]};
-    return e->stale_area[k] + q_gap_area(cur, e->tq[i], st, st[3], e->tq[i], t);
+    double cur[3] = {e->q[i].c[0], e->q[i].c[1], e->q[i].c[2]};
+    return e->stale_area[k] + q_gap_area(cur, e->q[i].tq, st, st[3], e->q[i].tq, t);
 }
 
 /* Boundary state i's q changes at t: the first change in a window keeps the
@@ -88,10 +88,10 @@ static void note_boundary_change(qss_engine *e, int32_t i, double t) {
         e->changed[k] = i;
         e->change_slot[i] = k;
         double *st = e->stale + 4 * (size_t)k;
-        st[0] = e->qc[0][i];
-        st[1] = e->qc[1][i];
-        st[2] = e->qc[2][i];
-        st[3] = e->tq[i];
+        st[0] = e->q[i].c[0];
+        st[1] = e->q[i].c[1];
+        st[2] = e->q[i].c[2];
+        st[3] = e->q[i].tq;
         e->stale_area[k] = 0.0;
         return;
     }
@@ -103,19 +103,19 @@ void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, d
     /* read by another rank: sent at the window end */
     if (e->boundary && e->boundary[i]) note_boundary_change(e, i, t);
     if (e->watched_q && e->watched_q[i]) {
-        double old[3] = {e->qc[0][i], e->qc[1][i], e->qc[2][i]}, old_tq = e->tq[i];
-        e->qc[0][i] = value;
-        e->qc[1][i] = slope;
-        e->qc[2][i] = half_curv;
-        e->tq[i] = t;
+        double old[3] = {e->q[i].c[0], e->q[i].c[1], e->q[i].c[2]}, old_tq = e->q[i].tq;
+        e->q[i].c[0] = value;
+        e->q[i].c[1] = slope;
+        e->q[i].c[2] = half_curv;
+        e->q[i].tq = t;
         if (e->watched_q[i] & WATCH_BDF) e->on_q_change(e, i, t, old, old_tq);
         if (e->watched_q[i] & WATCH_CROSSING) discrete_input_changed(e, i, t);
         return;
     }
-    e->qc[0][i] = value;
-    e->qc[1][i] = slope;
-    e->qc[2][i] = half_curv;
-    e->tq[i] = t;
+    e->q[i].c[0] = value;
+    e->q[i].c[1] = slope;
+    e->q[i].c[2] = half_curv;
+    e->q[i].tq = t;
 }
 
 double eng_quantum(const qss_engine *e, int32_t i, double x) {
@@ -126,7 +126,7 @@ double eng_quantum(const qss_engine *e, int32_t i, double x) {
 }
 
 void eng_update_quantum(qss_engine *e, int32_t i) {
-    e->dq[i] = eng_quantum(e, i, e->xc[0][i]);
+    e->x[i].dq = eng_quantum(e, i, e->x[i].c[0]);
 }
 
 /* ---- derivatives ------------------------------------------------------- */
@@ -137,21 +137,21 @@ static int gather_row(qss_engine *e, int32_t j, double t) {
     int64_t start = m->row_ptr[j];
     int len = (int)(m->row_ptr[j + 1] - start);
     const int32_t *cols = m->row_col + start;
-    const double *q0 = e->qc[0], *q1 = e->qc[1], *tq = e->tq;
+    const qss_q *q = e->q;
     if (e->order <= 2) { /* q is at most linear: no curvature */
         for (int k = 0; k < len; k++) {
-            int32_t c = cols[k];
-            e->vals[k] = q0[c] + (t - tq[c]) * q1[c];
-            e->slopes[k] = q1[c];
+            const qss_q *qc = q + cols[k];
+            e->vals[k] = qc->c[0] + (t - qc->tq) * qc->c[1];
+            e->slopes[k] = qc->c[1];
         }
         return len;
     }
     for (int k = 0; k < len; k++) {
-        int32_t c = cols[k];
-        double h = t - tq[c];
-        e->vals[k] = q0[c] + h * (q1[c] + h * e->qc[2][c]);
-        e->slopes[k] = q1[c] + 2.0 * h * e->qc[2][c];
-        e->curv[k] = e->qc[2][c];
+        const qss_q *qc = q + cols[k];
+        double h = t - qc->tq;
+        e->vals[k] = qc->c[0] + h * (qc->c[1] + h * qc->c[2]);
+        e->slopes[k] = qc->c[1] + 2.0 * h * qc->c[2];
+        e->curv[k] = qc->c[2];
     }
     return len;
 }
@@ -181,7 +181,7 @@ double eng_time_scale(const qss_engine *e, const int32_t *cols, const double *va
     for (int k = 0; k < len; k++) {
         double speed = fabs(slopes[k]);
         if (speed > 0.0) {
-            double ts = (fabs(vals[k]) + e->dq[cols[k]]) / speed;
+            double ts = (fabs(vals[k]) + e->x[cols[k]].dq) / speed;
             /* third order: also the time q's slope takes to change by its own
              * size; an input at 0 with a small quantum otherwise gives steps
              * so short that rounding swamps the second difference (pulse, x =
@@ -217,7 +217,7 @@ double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area) {
     for (int k = 0; k < len; k++) {
         int32_t c = cols[k];
         double a = c >= e->n ? area[c - e->n] : 0.0;
-        if (a != 0.0 && e->dq[c] / fabs(a) < step) step = e->dq[c] / fabs(a);
+        if (a != 0.0 && e->x[c].dq / fabs(a) < step) step = e->x[c].dq / fabs(a);
     }
     if (isinf(step)) return 0.0;
     /* each input moves by at most its quantum: a size f_j's rounding does
@@ -285,26 +285,26 @@ static double rhs_before(qss_engine *e, int32_t j, double t, const unseen_before
 static inline double age_limit(const qss_engine *e, int32_t j) {
     double age = e->checked_age[j];
     if (!(age < INFINITY)) { /* not yet checked: the time x takes to move a quantum */
-        double slope = fabs(e->xc[1][j]);
+        double slope = fabs(e->x[j].c[1]);
         if (!(slope > 0.0)) return INFINITY;
-        age = e->dq[j] / slope;
+        age = e->x[j].dq / slope;
     }
     double limit = AGE_GROWTH * age, floor = shortest_interval(e);
     return limit > floor ? limit : floor;
 }
 
 void eng_unseen_before(qss_engine *e, int32_t j, double t, unseen_before *b) {
-    b->h = t - e->tx[j];
+    b->h = t - e->x[j].tx;
     b->slope = eng_xdot_at(e, j, t);
-    b->dq = e->dq[j];
+    b->dq = e->x[j].dq;
     for (int k = 0; k < 3; k++)
-        b->q[k] = k < e->order ? e->qc[k][j] : 0.0;
-    b->tq = e->tq[j];
+        b->q[k] = k < e->order ? e->q[j].c[k] : 0.0;
+    b->tq = e->q[j].tq;
     b->aged = b->h > 0.0 && b->h >= (1.0 - 1e-12) * age_limit(e, j);
     /* x_j kept its polynomial since j's last own event (no input's event
      * re-evaluated it), or grew as old as it may: measured now, with every
      * old q in place */
-    b->measured = b->h > 0.0 && (e->tx[j] == e->tq[j] || b->aged);
+    b->measured = b->h > 0.0 && (e->x[j].tx == e->q[j].tq || b->aged);
     b->along = b->measured ? rhs_before(e, j, t, b) : 0.0;
 }
 
@@ -334,7 +334,7 @@ double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b
         int len = (int)(e->m->row_ptr[j + 1] - e->m->row_ptr[j]);
         for (int k = 0; k < len; k++) {
             int32_t c = cols[k];
-            if (c != j && c < e->n && (heap_time(&e->heap, c) - t < span || e->tq[c] == t))
+            if (c != j && c < e->n && (heap_time(&e->heap, c) - t < span || e->q[c].tq == t))
                 return INFINITY;
         }
         along = rhs_before(e, j, t, b);
@@ -387,9 +387,9 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
                  (long long)model_gid(e->m, j), rank, f, t, e->method->name);
         return;
     }
-    e->xc[1][j] = f;
-    e->xc[2][j] = 0.0;
-    e->xc[3][j] = 0.0;
+    e->x[j].c[1] = f;
+    e->x[j].c[2] = 0.0;
+    e->x[j].c[3] = 0.0;
     if (e->order < 2) {
         if (e->analytic_jac && e->entry) {
             e->stats->jac_rows++;
@@ -405,7 +405,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
         double fdot = 0.0;
         for (int k = 0; k < len; k++)
             fdot += e->dfdv[k] * e->slopes[k];
-        e->xc[2][j] = 0.5 * fdot;
+        e->x[j].c[2] = 0.5 * fdot;
         store_estimates(e, j, len);
         return;
     }
@@ -415,8 +415,8 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     double tau = (e->order == 2 ? 6e-6 : 1e-4) * scale;
     double fp = rhs_along(e, j, t, tau, len);
     double fm = rhs_along(e, j, t, -tau, len);
-    e->xc[2][j] = 0.5 * (fp - fm) / (2.0 * tau);
-    if (e->order >= 3) e->xc[3][j] = (fp - 2.0 * f + fm) / (tau * tau) / 6.0;
+    e->x[j].c[2] = 0.5 * (fp - fm) / (2.0 * tau);
+    if (e->order >= 3) e->x[j].c[3] = (fp - 2.0 * f + fm) / (tau * tau) / 6.0;
     if (e->analytic_jac && e->entry) {
         e->stats->jac_rows++;
         model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
@@ -428,17 +428,17 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
 
 /* Coefficients of x_j(t + s) - q_j(t + s) in s. */
 static void difference_at(const qss_engine *e, int32_t j, double t, double *d) {
-    double hx = t - e->tx[j], hq = t - e->tq[j];
+    double hx = t - e->x[j].tx, hq = t - e->q[j].tq;
     if (e->order == 2) { /* x quadratic, q linear */
-        double a0 = e->xc[0][j], a1 = e->xc[1][j], a2 = e->xc[2][j];
-        d[0] = (a0 + hx * (a1 + hx * a2)) - (e->qc[0][j] + hq * e->qc[1][j]);
-        d[1] = (a1 + 2.0 * hx * a2) - e->qc[1][j];
+        double a0 = e->x[j].c[0], a1 = e->x[j].c[1], a2 = e->x[j].c[2];
+        d[0] = (a0 + hx * (a1 + hx * a2)) - (e->q[j].c[0] + hq * e->q[j].c[1]);
+        d[1] = (a1 + 2.0 * hx * a2) - e->q[j].c[1];
         d[2] = a2;
         d[3] = 0.0;
         return;
     }
-    double a0 = e->xc[0][j], a1 = e->xc[1][j], a2 = e->xc[2][j], a3 = e->xc[3][j];
-    double b0 = e->qc[0][j], b1 = e->qc[1][j], b2 = e->qc[2][j];
+    double a0 = e->x[j].c[0], a1 = e->x[j].c[1], a2 = e->x[j].c[2], a3 = e->x[j].c[3];
+    double b0 = e->q[j].c[0], b1 = e->q[j].c[1], b2 = e->q[j].c[2];
     d[0] = (a0 + hx * (a1 + hx * (a2 + hx * a3))) - (b0 + hq * (b1 + hq * b2));
     d[1] = (a1 + hx * (2.0 * a2 + 3.0 * hx * a3)) - (b1 + 2.0 * hq * b2);
     d[2] = (a2 + 3.0 * hx * a3) - b2;
@@ -455,7 +455,7 @@ static inline double unless_frozen(const qss_engine *e, int32_t j, double t, dou
     if (!isinf(s)) return s;
     double slope = eng_xdot_at(e, j, t);
     if (slope == 0.0) return s;
-    return fmax(e->dq[j] / fabs(slope), shortest_interval(e));
+    return fmax(e->x[j].dq / fabs(slope), shortest_interval(e));
 }
 
 /* The interval s to j's next event, no longer than unless_frozen allows
@@ -463,14 +463,14 @@ static inline double unless_frozen(const qss_engine *e, int32_t j, double t, dou
 static inline double next_interval(const qss_engine *e, int32_t j, double t, double s) {
     s = unless_frozen(e, j, t, s);
     if (!e->checked_age) return s;
-    double room = e->tx[j] + age_limit(e, j) - t;
+    double room = e->x[j].tx + age_limit(e, j) - t;
     return room < s ? (room > 0.0 ? room : 0.0) : s;
 }
 
 void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
     double d[4];
     difference_at(e, j, t, d);
-    double s = poly_first_exit(d, e->order, e->dq[j]);
+    double s = poly_first_exit(d, e->order, e->x[j].dq);
     heap_update(&e->heap, j, t + next_interval(e, j, t, s));
 }
 
@@ -523,7 +523,7 @@ static int meets_before_exit(double d0, double meet, double bound, double s_ext,
 static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
     double d[4];
     difference_at(e, j, t, d);
-    double dq = e->dq[j], tangency = MEET_TOLERANCE * dq;
+    double dq = e->x[j].dq, tangency = MEET_TOLERANCE * dq;
     double meet =
         fabs(d[0]) > 2.0 * tangency
             ? poly2_min_positive_root(d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2])
@@ -547,14 +547,14 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
     double d[4];
     difference_at(e, j, t, d);
     double meet;
-    double tangency = MEET_TOLERANCE * e->dq[j];
+    double tangency = MEET_TOLERANCE * e->x[j].dq;
     if (e->order >= 2 && fabs(d[0]) > 2.0 * tangency) {
         double c[4] = {d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2], d[3]};
         meet = poly_min_positive_root(c, e->order);
     } else {
         meet = poly_min_positive_root(d, e->order);
     }
-    double away = poly_first_exit(d, e->order, eng_exit_quanta(e->order) * e->dq[j]);
+    double away = poly_first_exit(d, e->order, eng_exit_quanta(e->order) * e->x[j].dq);
     heap_update(&e->heap, j, t + next_interval(e, j, t, meet < away ? meet : away));
 }
 
@@ -565,13 +565,8 @@ void eng_free(qss_engine *e) {
         free(e->disc);
         e->disc = NULL;
     }
-    for (int k = 0; k < 4; k++)
-        free(e->xc[k]);
-    for (int k = 0; k < 3; k++)
-        free(e->qc[k]);
-    free(e->tx);
-    free(e->tq);
-    free(e->dq);
+    free(e->x);
+    free(e->q);
     free(e->diag);
     free(e->entry);
     free(e->io_column);
@@ -595,13 +590,8 @@ void eng_free(qss_engine *e) {
 int eng_alloc(qss_engine *e) {
     size_t n = (size_t)e->n_cols;
     int ok = 1;
-    for (int k = 0; k < 4; k++)
-        ok &= (e->xc[k] = calloc(n, sizeof(double))) != NULL;
-    for (int k = 0; k < 3; k++)
-        ok &= (e->qc[k] = calloc(n, sizeof(double))) != NULL;
-    ok &= (e->tx = malloc(n * sizeof(double))) != NULL;
-    ok &= (e->tq = malloc(n * sizeof(double))) != NULL;
-    ok &= (e->dq = malloc(n * sizeof(double))) != NULL;
+    ok &= (e->x = calloc(n ? n : 1, sizeof *e->x)) != NULL;
+    ok &= (e->q = calloc(n ? n : 1, sizeof *e->q)) != NULL;
     size_t row = (size_t)e->m->max_row + 1;
     ok &= (e->vals = malloc(row * sizeof(double))) != NULL;
     ok &= (e->vals2 = malloc(row * sizeof(double))) != NULL;
@@ -632,9 +622,9 @@ void eng_initial_state(qss_engine *e) {
     double t0 = e->o->t0;
     for (int32_t i = 0; i < e->n_cols; i++) {
         double x0 = initial_value(e->o->start, p, model_gid(e->m, i));
-        e->xc[0][i] = x0;
-        e->qc[0][i] = x0;
-        e->tx[i] = e->tq[i] = t0;
+        e->x[i].c[0] = x0;
+        e->q[i].c[0] = x0;
+        e->x[i].tx = e->q[i].tq = t0;
         eng_update_quantum(e, i);
     }
     /* every rank makes every pass: the exchanges are collective */
@@ -643,12 +633,12 @@ void eng_initial_state(qss_engine *e) {
             eng_eval_derivs(e, j, t0);
         if (pass + 1 < e->order) {
             for (int32_t j = 0; j < e->n; j++) {
-                e->qc[1][j] = e->xc[1][j];
-                if (pass >= 1) e->qc[2][j] = e->xc[2][j];
+                e->q[j].c[1] = e->x[j].c[1];
+                if (pass >= 1) e->q[j].c[2] = e->x[j].c[2];
             }
             if (e->halo) {
-                halo_exchange(e->halo, e->qc[1]);
-                if (pass >= 1) halo_exchange(e->halo, e->qc[2]);
+                halo_exchange_strided(e->halo, &e->q[0].c[1], QSS_Q_DOUBLES);
+                if (pass >= 1) halo_exchange_strided(e->halo, &e->q[0].c[2], QSS_Q_DOUBLES);
             }
         }
     }

@@ -1,8 +1,13 @@
 /* qss_engine.h: per-state storage and shared steps of the QSS family.
  *
- * Storage is structure-of-arrays. x_i is a polynomial of degree `order` about
- * tx[i]: x(t) = xc[0][i] + xc[1][i] e + xc[2][i] e^2 + xc[3][i] e^3, e = t - tx[i];
- * q_i a polynomial of degree order-1 about tq[i] with coefficients qc[k][i].
+ * A state's polynomials are records, one cache line or less each, so that an
+ * event reads a few lines per state it touches (issue 21: with one array per
+ * coefficient an event read 8 lines per dependent). x_i is a polynomial of
+ * degree `order` about x[i].tx: x(t) = c[0] + c[1] e + c[2] e^2 + c[3] e^3,
+ * e = t - tx, with the quantum dq beside it; q_i a polynomial of degree
+ * order-1 about q[i].tq with coefficients q[i].c[k] (what i's readers
+ * gather). Everything else (Jacobian estimates, ages, boundary marks) stays
+ * one array per field: the event loop reads it less often.
  * A method is a table of functions (qss_method); the event loop, the sampling
  * and the scheduler never test which method runs.
  */
@@ -17,6 +22,22 @@
 #include <stddef.h>
 
 typedef struct qss_engine qss_engine;
+
+/* x_i's polynomial about tx and its quantum (48 bytes). */
+typedef struct qss_x {
+    double c[4];
+    double tx, dq;
+} qss_x;
+
+/* q_i's polynomial about tq (32 bytes: two to a cache line). */
+typedef struct qss_q {
+    double c[3];
+    double tq;
+} qss_q;
+
+/* Doubles in each record (the journal and halo exchanges copy them). */
+#define QSS_X_DOUBLES (sizeof(qss_x) / sizeof(double))
+#define QSS_Q_DOUBLES (sizeof(qss_q) / sizeof(double))
 
 typedef struct qss_method {
     const char *name;
@@ -54,8 +75,8 @@ struct qss_engine {
     int32_t n;      /* owned states: those with events */
     int32_t n_cols; /* owned + ghosts: storage length of the per-state arrays */
     int order;
-    double *xc[4], *qc[3];
-    double *tx, *tq, *dq;
+    qss_x *x; /* n_cols records (ghosts: q and dq only are kept current) */
+    qss_q *q; /* n_cols records */
     event_heap heap;
     /* Jacobian estimates: entry[e] ~ row entry e (mLIQSS), or, without
      * entry, diag[i] ~ df_i/dx_i (LIQSS) */

@@ -6,17 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Engine fields every state has: x0..x3, q0..q2, tx, tq, dq. */
-#define COMMON_FIELDS 10
-
-static double **common_fields(qss_engine *e, double **f) {
-    for (int k = 0; k < 4; k++)
-        f[k] = e->xc[k];
-    for (int k = 0; k < 3; k++)
-        f[4 + k] = e->qc[k];
-    f[7] = e->tx, f[8] = e->tq, f[9] = e->dq;
-    return f;
-}
+/* Engine fields every state has: its x and q records. */
+#define COMMON_FIELDS (QSS_X_DOUBLES + QSS_Q_DOUBLES)
 
 /* A state_io that only notes where the method keeps its fields. */
 static int note_field(state_io *io, const char *name, double *owned) {
@@ -96,12 +87,12 @@ void journal_save(qss_engine *e, int32_t i) {
         j->log = log;
         j->cap = cap;
     }
-    double *r = j->log + j->used, *f[COMMON_FIELDS];
+    double *r = j->log + j->used;
     j->used += size;
     *r++ = (double)i;
-    common_fields(e, f);
-    for (int k = 0; k < COMMON_FIELDS; k++)
-        *r++ = f[k][i];
+    memcpy(r, &e->x[i], sizeof e->x[i]);
+    memcpy(r + QSS_X_DOUBLES, &e->q[i], sizeof e->q[i]);
+    r += COMMON_FIELDS;
     if (i >= e->n) return;
     *r++ = heap_time(&e->heap, i);
     if (e->diag) *r++ = e->diag[i];
@@ -117,12 +108,11 @@ void journal_save(qss_engine *e, int32_t i) {
 int journal_restore(qss_engine *e) {
     qss_journal *j = e->journal;
     if (j->overflow) return -1;
-    double *f[COMMON_FIELDS];
-    common_fields(e, f);
     for (const double *r = j->log, *end = j->log + j->used; r < end;) {
         int32_t i = (int32_t)*r++;
-        for (int k = 0; k < COMMON_FIELDS; k++)
-            f[k][i] = *r++;
+        memcpy(&e->x[i], r, sizeof e->x[i]);
+        memcpy(&e->q[i], r + QSS_X_DOUBLES, sizeof e->q[i]);
+        r += COMMON_FIELDS;
         if (i >= e->n) continue;
         heap_update(&e->heap, i, *r++);
         if (e->diag) e->diag[i] = *r++;

@@ -93,6 +93,14 @@ static int run_state_io(void *ictx, state_io *io) {
 
 /* Counts events at the same time; returns 1 when more than `limit` ran
  * without time advancing (the caller fails the run with its own words). */
+/* The test trace: the first (at most 4) states' q0 after an event. */
+static void trace_event(const qss_engine *e, const integrator_options *o, double t, int32_t i) {
+    double q0[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int32_t k = 0; k < 4 && k < e->n_cols; k++)
+        q0[k] = e->q[k].c[0];
+    o->trace(o->trace_ctx, t, i, q0);
+}
+
 static int stalled(double t, double *last_t, uint64_t *same_time, uint64_t limit) {
     if (t == *last_t) return ++*same_time > limit;
     *same_time = 0;
@@ -156,7 +164,7 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
             break;
         }
         if (watch) watch_event(watch, e, i, t);
-        if (o->trace) o->trace(o->trace_ctx, t, i, e->qc[0]);
+        if (o->trace) trace_event(e, o, t, i);
         if (stalled(t, last_t, same_time, stall_limit))
             eng_fail(e,
                      "%s made no progress at t=%.17g: %llu events without time advancing "

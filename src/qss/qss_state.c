@@ -17,8 +17,10 @@
 #include "qss/qss_engine.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* One field through a column buffer: get fills col from e, put stores it. */
 static int column(state_io *io, const char *name, double *col, qss_engine *e,
@@ -42,6 +44,27 @@ static void put_next(qss_engine *e, int32_t n, int arg, const double *col) {
         heap_update(&e->heap, j, col[j]);
 }
 
+/* A field of the x or q records, by its byte offset in the record. */
+static void get_x(const qss_engine *e, int32_t n, int offset, double *col) {
+    for (int32_t j = 0; j < n; j++)
+        memcpy(&col[j], (const char *)&e->x[j] + offset, sizeof(double));
+}
+
+static void put_x(qss_engine *e, int32_t n, int offset, const double *col) {
+    for (int32_t j = 0; j < n; j++)
+        memcpy((char *)&e->x[j] + offset, &col[j], sizeof(double));
+}
+
+static void get_q(const qss_engine *e, int32_t n, int offset, double *col) {
+    for (int32_t j = 0; j < n; j++)
+        memcpy(&col[j], (const char *)&e->q[j] + offset, sizeof(double));
+}
+
+static void put_q(qss_engine *e, int32_t n, int offset, const double *col) {
+    for (int32_t j = 0; j < n; j++)
+        memcpy((char *)&e->q[j] + offset, &col[j], sizeof(double));
+}
+
 /* Entry w of every row (0 past a row's end). */
 static void get_entry(const qss_engine *e, int32_t n, int w, double *col) {
     const model *m = e->m;
@@ -59,10 +82,10 @@ static void put_entry(qss_engine *e, int32_t n, int w, const double *col) {
  * window exchange (qss_window.c). */
 static void refresh_ghosts(qss_engine *e) {
     for (int k = 0; k < e->order; k++)
-        halo_exchange(e->halo, e->qc[k]);
-    halo_exchange(e->halo, e->tq);
+        halo_exchange_strided(e->halo, &e->q[0].c[k], QSS_Q_DOUBLES);
+    halo_exchange_strided(e->halo, &e->q[0].tq, QSS_Q_DOUBLES);
     for (int32_t g = e->n; g < e->n_cols; g++)
-        e->dq[g] = eng_quantum(e, g, e->qc[0][g]);
+        e->x[g].dq = eng_quantum(e, g, e->q[g].c[0]);
 }
 
 /* After a load: every owned quantum within what the tolerances give for a
@@ -72,8 +95,8 @@ static int check_quanta(qss_engine *e, MPI_Comm comm, state_io *io) {
     static char why[320];
     int bad = 0;
     for (int32_t j = 0; j < e->n && !bad; j++) {
-        double dq = e->dq[j], low = eng_quantum(e, j, 0.0);
-        double near = fabs(e->qc[0][j]) + fabs(e->xc[0][j]) + 4.0 * fabs(dq);
+        double dq = e->x[j].dq, low = eng_quantum(e, j, 0.0);
+        double near = fabs(e->q[j].c[0]) + fabs(e->x[j].c[0]) + 4.0 * fabs(dq);
         double high = fmax(low, e->o->reltol * near);
         if (!(dq >= low * (1.0 - 1e-9) && dq <= high * (1.0 + 1e-9))) {
             snprintf(why, sizeof why,
@@ -104,14 +127,18 @@ int eng_state_io(qss_engine *e, state_io *io) {
     int rc = 0;
     for (int k = 0; rc == 0 && k <= e->order; k++) {
         snprintf(name, sizeof name, "x%d", k);
-        rc = io->field(io, name, e->xc[k]);
+        rc = column(io, name, col, e, get_x, put_x,
+                    (int)(offsetof(qss_x, c) + (size_t)k * sizeof(double)));
     }
     for (int k = 0; rc == 0 && k < e->order; k++) {
         snprintf(name, sizeof name, "q%d", k);
-        rc = io->field(io, name, e->qc[k]);
+        rc = column(io, name, col, e, get_q, put_q,
+                    (int)(offsetof(qss_q, c) + (size_t)k * sizeof(double)));
     }
-    rc = rc || io->field(io, "tx", e->tx) || io->field(io, "tq", e->tq) ||
-         io->field(io, "dq", e->dq) || column(io, "next", col, e, get_next, put_next, 0);
+    rc = rc || column(io, "tx", col, e, get_x, put_x, (int)offsetof(qss_x, tx)) ||
+         column(io, "tq", col, e, get_q, put_q, (int)offsetof(qss_q, tq)) ||
+         column(io, "dq", col, e, get_x, put_x, (int)offsetof(qss_x, dq)) ||
+         column(io, "next", col, e, get_next, put_next, 0);
     if (rc == 0 && e->diag) rc = io->field(io, "diag", e->diag);
     /* a checkpoint from before the unseen check's ages: none checked yet */
     if (rc == 0 && e->checked_age) {

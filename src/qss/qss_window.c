@@ -65,9 +65,9 @@ static int pack_changed(qss_engine *e, qss_exchange *x, double T) {
             double *rec =
                 x->rec.send + ((size_t)x->rec.sdispl[d] + (size_t)x->rec.scount[d]++) * stride;
             rec[0] = (double)(p - h->send_ptr[d]);
-            rec[1] = e->tq[i];
+            rec[1] = e->q[i].tq;
             for (int k = 0; k < e->order; k++)
-                rec[2 + k] = e->qc[k][i];
+                rec[2 + k] = e->q[i].c[k];
             rec[2 + e->order] = area;
         }
         e->boundary[i] = BOUNDARY_QUIET;
@@ -90,9 +90,9 @@ static int32_t install_ghosts(qss_engine *e, qss_exchange *x) {
             int32_t g = e->n + h->recv_ptr[s] + (int32_t)rec[0];
             journal_touch(e, g); /* a rejected window puts the stale q back */
             for (int k = 0; k < e->order; k++)
-                e->qc[k][g] = rec[2 + k];
-            e->tq[g] = rec[1];
-            e->dq[g] = eng_quantum(e, g, rec[2]);
+                e->q[g].c[k] = rec[2 + k];
+            e->q[g].tq = rec[1];
+            e->x[g].dq = eng_quantum(e, g, rec[2]);
             x->ghost_area[g - e->n] = rec[2 + e->order];
             for (int64_t q = m->dep_ptr[g]; q < m->dep_ptr[g + 1]; q++) {
                 int32_t j = m->dep_row[q];
@@ -124,12 +124,12 @@ int qssx_window(qss_engine *e, qss_exchange *x, double T) {
     for (int32_t k = 0; k < ndirty; k++) {
         int32_t j = x->dirty_list[k];
         double dx = eng_stale_drift(e, j, T, x->ghost_area);
-        double drift = fabs(dx) / e->dq[j];
+        double drift = fabs(dx) / e->x[j].dq;
         if (drift > worst) worst = drift;
         /* first-order correction: x_j as if it had read the ghosts' q's
          * when they changed */
         eng_advance_x(e, j, T);
-        e->xc[0][j] += dx;
+        e->x[j].c[0] += dx;
     }
     x->drift = worst;
     for (int s = 0; s < h->nsources; s++) {
@@ -205,7 +205,7 @@ double watch_scale(const qss_engine *e, window_watch *w) {
     double scale = w->reach;
     for (int32_t k = 0; k < w->nboundary; k++) {
         int32_t i = w->boundary[k];
-        double p = heap_time(&e->heap, i) - e->tq[i];
+        double p = heap_time(&e->heap, i) - e->q[i].tq;
         if (p < scale) scale = p;
     }
     w->reach = INFINITY;
