@@ -186,7 +186,7 @@ static int psetup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok, su
 
 /* (D + A_lower) w = b, then (D + A_upper) z = D w, in place in z. */
 static void ilu_solve(const app *a, const double *b, double *z) {
-    long n = a->n, total = n * n;
+    long n = a->n;
     double g = a->gamma;
     double aW = -g * a->wW, aE = -g * a->wE, aS = -g * a->wS, aN = -g * a->wN;
     for (long iy = 0; iy < n; iy++)
@@ -197,13 +197,14 @@ static void ilu_solve(const app *a, const double *b, double *z) {
             if (iy > 0) s -= aS * z[i - n];
             z[i] = s * a->pinv[i];
         }
-    for (long i = total - 1; i >= 0; i--) {
-        long ix = i % n, iy = i / n;
-        double s = 0.0;
-        if (ix < n - 1) s += aE * z[i + 1];
-        if (iy < n - 1) s += aN * z[i + n];
-        z[i] -= s * a->pinv[i];
-    }
+    for (long iy = n - 1; iy >= 0; iy--)
+        for (long ix = n - 1; ix >= 0; ix--) {
+            long i = iy * n + ix;
+            double s = 0.0;
+            if (ix < n - 1) s += aE * z[i + 1];
+            if (iy < n - 1) s += aN * z[i + n];
+            z[i] -= s * a->pinv[i];
+        }
 }
 
 static int psolve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector rv, N_Vector zv,
