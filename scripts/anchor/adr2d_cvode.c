@@ -56,9 +56,18 @@
 
 enum { JACOBI, ILU0 };
 
+/* A loop over the grid on the app's threads (a in scope); serial runs stay on
+ * the calling thread. With _BAD: an or-reduction of bad. (One line each:
+ * _Pragma takes a single string literal.) */
+/* clang-format off */
+#define OMP_LOOP _Pragma("omp parallel for num_threads(a->team) if (a->team > 1) schedule(static)")
+#define OMP_LOOP_BAD _Pragma("omp parallel for num_threads(a->team) if (a->team > 1) schedule(static) reduction(| : bad)")
+/* clang-format on */
+
 typedef struct app {
     long n;      /* nodes per side */
     int threads; /* 0: serial vectors and loops, else OpenMP threads */
+    int team;    /* threads of the loops: threads, 1 when serial */
     int precond;
     double wW, wE, wS, wN, r, u0;
     double *jd;   /* the stored Jacobian's diagonal */
@@ -83,8 +92,7 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
     const double *u = N_VGetArrayPointer(y);
     double *f = N_VGetArrayPointer(ydot);
     long n = a->n;
-#pragma omp parallel for num_threads(a->threads ? a->threads : 1) if (a->threads > 1)              \
-    schedule(static)
+    OMP_LOOP
     for (long iy = 0; iy < n; iy++) {
         const double *row = u + iy * n;
         double *out = f + iy * n;
@@ -105,8 +113,7 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
 static void jacobian(app *a, N_Vector y) {
     const double *u = N_VGetArrayPointer(y);
     long n = a->n;
-#pragma omp parallel for num_threads(a->threads ? a->threads : 1) if (a->threads > 1)              \
-    schedule(static)
+    OMP_LOOP
     for (long iy = 0; iy < n; iy++)
         for (long ix = 0; ix < n; ix++) {
             double c = u[iy * n + ix];
@@ -123,8 +130,7 @@ static int jtimes(N_Vector v, N_Vector Jv, sunrealtype t, N_Vector y, N_Vector f
     const double *x = N_VGetArrayPointer(v);
     double *out = N_VGetArrayPointer(Jv);
     long n = a->n;
-#pragma omp parallel for num_threads(a->threads ? a->threads : 1) if (a->threads > 1)              \
-    schedule(static)
+    OMP_LOOP
     for (long iy = 0; iy < n; iy++)
         for (long ix = 0; ix < n; ix++) {
             long i = iy * n + ix;
@@ -142,9 +148,7 @@ static int jtimes(N_Vector v, N_Vector Jv, sunrealtype t, N_Vector y, N_Vector f
 static int jacobi_setup(app *a, double gamma) {
     long total = a->n * a->n;
     int bad = 0;
-#pragma omp parallel for num_threads(a->threads ? a->threads : 1) if (a->threads > 1)              \
-    schedule(static) reduction(|                                                                   \
-                               : bad)
+    OMP_LOOP_BAD
     for (long i = 0; i < total; i++) {
         double d = 1.0 - gamma * a->jd[i];
         bad |= d == 0.0 || !isfinite(d);
@@ -218,8 +222,7 @@ static int psolve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector rv, N_Vector 
         return 0;
     }
     long total = a->n * a->n;
-#pragma omp parallel for num_threads(a->threads ? a->threads : 1) if (a->threads > 1)              \
-    schedule(static)
+    OMP_LOOP
     for (long i = 0; i < total; i++)
         z[i] = b[i] * a->pinv[i];
     return 0;
@@ -308,6 +311,7 @@ int main(int argc, char **argv) {
     double dx = LX / (double)n, dy = LY / (double)n;
     app a = {.n = n,
              .threads = (int)threads,
+             .team = threads ? (int)threads : 1,
              .precond = precond,
              .wW = AX / dx + DIFF / (dx * dx),
              .wE = DIFF / (dx * dx),
