@@ -6,7 +6,7 @@ that both build it the same way.
   build(out_dir)        compile adr2d_cvode.c with the system compiler ($CC,
                         else cc) and Debian's libsundials-dev into
                         out_dir/adr2d_cvode; returns its path
-  run_anchor(exe, n, tf, tol, precond, threads, state)
+  run_anchor(exe, n, tf, tol, precond, threads, state, env=None)
                         one run (precond jacobi or ilu0, threads "serial" or
                         a count): its counters (steps, linear_iters, ...,
                         wall_integrate) and the final states in the file state
@@ -69,9 +69,10 @@ def build(out_dir):
     return exe
 
 
-def run_anchor(exe, n, tf, tol, precond, threads, state):
+def run_anchor(exe, n, tf, tol, precond, threads, state, env=None):
     cmd = [exe, str(n), repr(tf), repr(tol), precond, str(threads), state]
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=env)
     if done.returncode != 0:
         raise AnchorError("%s failed (exit %d): %s" % (" ".join(cmd), done.returncode,
                                                        done.stderr.strip()))
@@ -110,11 +111,16 @@ def validate(qmol, exe, scratch, n=VALID_N, tf=VALID_TF, tol=VALID_TOL):
     os.makedirs(scratch, exist_ok=True)
     env = dict(os.environ, OMP_NUM_THREADS="1")
     ref, stats = qmol_final(qmol, n, tf, tol, os.path.join(scratch, "valid-qmol.h5"), env)
+    # Untimed: OpenMP threads that sleep at a barrier rather than spin. On a
+    # busy machine the 2-thread runs take 0.2 s so, 4 s with libgomp's
+    # default and 14 s spinning (20 x 20, load 13 on 2 cores).
+    env = dict(os.environ)
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     runs = {}
     for precond in ("jacobi", "ilu0"):
         for threads in ("serial", 2):
             state = os.path.join(scratch, "valid-%s-%s.bin" % (precond, threads))
-            counters = run_anchor(exe, n, tf, tol, precond, threads, state)
+            counters = run_anchor(exe, n, tf, tol, precond, threads, state, env)
             x = read_state(state)
             runs[(precond, threads)] = (float(np.max(np.abs(x - ref))), counters, x)
     return ref, stats, runs
