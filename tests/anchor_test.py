@@ -1,0 +1,82 @@
+"""The benchmark anchor (scripts/anchor/adr2d_cvode.c, issue 21), built as
+scripts/bench-engine builds it (scripts/anchor/anchor.py), against qmol.
+
+- adr2d 20 x 20, tf 0.5, tol 1e-8: the anchor's final states with each
+  preconditioner (jacobi, ilu0) and vector (serial, OpenMP on 2 threads)
+  agree with qmol's CVODE (one thread, Jacobi) to 1e-6, where the states
+  moved by more than 0.1 from u(0) (the front advanced): the same system;
+- the anchor's Jacobi run on serial vectors takes qmol's steps and linear
+  iterations (within 3% + 2): CVODE set up alike (tolerances, SPGMR's
+  Krylov dimension, restarts and side, the stored Jacobian in J v);
+- adr2d 100 x 100, tf 0.5, tol 1e-3: ILU(0) agrees with Jacobi within
+  2 tol and takes fewer linear iterations (it is a better preconditioner
+  than Jacobi, so it is the factorization it claims).
+"""
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts", "anchor"))
+sys.path.insert(0, HERE)
+import anchor  # noqa: E402
+from script_support import finish, parse_args  # noqa: E402
+
+
+def initial(n):
+    """u(0) of adr2d (problems/adr2d.c): 1 on ix < 0.2 n, iy < 0.5 n."""
+    ix, iy = np.meshgrid(np.arange(n), np.arange(n))
+    return ((ix < int(0.2 * n + 1e-9)) & (iy < int(0.5 * n + 1e-9))).astype(float).ravel()
+
+
+def close_counts(a, b):
+    return abs(a - b) <= 0.03 * max(a, b) + 2
+
+
+def main():
+    args = parse_args("anchor")
+    failures = []
+    exe = anchor.build(args.scratch)
+
+    ref, stats, runs = anchor.validate(args.qmol, exe, args.scratch)
+    moved = np.max(np.abs(ref - initial(anchor.VALID_N)))
+    print("qmol: %d steps, %d linear iterations; max |u(tf) - u(0)| %.3g"
+          % (stats["nst"], stats["nli"], moved))
+    if moved < 0.1:
+        failures.append("qmol's states at tf moved by only %.3g from u(0)" % moved)
+    for (precond, threads), (diff, c, _) in sorted(runs.items(), key=str):
+        print("anchor %s %s: %d steps, %d linear iterations, max |anchor - qmol| %.3g"
+              % (precond, threads, c["steps"], c["linear_iters"], diff))
+        if not diff < anchor.VALID_MAX_DIFF:
+            failures.append("anchor %s %s: max |anchor - qmol| = %.3g (at most %g)"
+                            % (precond, threads, diff, anchor.VALID_MAX_DIFF))
+    jac, ilu = runs[("jacobi", "serial")], runs[("ilu0", "serial")]
+    if not np.max(np.abs(jac[2] - ilu[2])) < anchor.VALID_MAX_DIFF:
+        failures.append("anchor ilu0 and jacobi differ by %.3g at tol %g"
+                        % (np.max(np.abs(jac[2] - ilu[2])), anchor.VALID_TOL))
+    for name, q in (("steps", "nst"), ("linear_iters", "nli")):
+        if not close_counts(jac[1][name], stats[q]):
+            failures.append("anchor jacobi serial: %s %d, qmol's %s %d: not set up alike"
+                            % (name, jac[1][name], q, stats[q]))
+
+    n, tf, tol = 100, 0.5, 1e-3
+    loose = {}
+    for precond in ("jacobi", "ilu0"):
+        state = os.path.join(args.scratch, "loose-%s.bin" % precond)
+        loose[precond] = (anchor.run_anchor(exe, n, tf, tol, precond, "serial", state),
+                          anchor.read_state(state))
+    (cj, xj), (ci, xi) = loose["jacobi"], loose["ilu0"]
+    diff = np.max(np.abs(xj - xi))
+    print("%d x %d tol %g: linear iterations jacobi %d, ilu0 %d; max |ilu0 - jacobi| %.3g"
+          % (n, n, tol, cj["linear_iters"], ci["linear_iters"], diff))
+    if not diff < 2 * tol:
+        failures.append("%d x %d tol %g: ilu0 and jacobi differ by %.3g" % (n, n, tol, diff))
+    if not ci["linear_iters"] < cj["linear_iters"]:
+        failures.append("%d x %d tol %g: ilu0 took %d linear iterations, jacobi %d"
+                        % (n, n, tol, ci["linear_iters"], cj["linear_iters"]))
+    finish(failures)
+
+
+if __name__ == "__main__":
+    main()
