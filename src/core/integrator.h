@@ -21,7 +21,7 @@ struct integrator_state;
 /* CVODE linear solvers; LINSOL_AUTO is resolved by cvode_choose_linsol. */
 typedef enum linsol_id { LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR, LINSOL_AUTO } linsol_id;
 
-enum { PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK };
+enum { PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK, PRECOND_ILU };
 
 /* Mixed runs: a QSS input of the BDF block inside a step [t_k, T] is the
  * straight line from q(t_k) to q(T) (COUPLING_INTERP, as the public QSS
@@ -42,8 +42,8 @@ typedef struct integrator_options {
     int use_jacobian; /* 1: use the problem's analytic jac when it has one */
     linsol_id linsol; /* CVODE linear solver */
     int max_order;    /* CVODE BDF max order (1..5) */
-    int precond;      /* SPGMR preconditioner: PRECOND_AUTO (Jacobi on one rank,
-                         block-Jacobi KLU on several), PRECOND_JACOBI, PRECOND_BLOCK */
+    int precond;      /* SPGMR preconditioner: PRECOND_AUTO (precond_resolve),
+                         PRECOND_JACOBI, PRECOND_BLOCK, PRECOND_ILU */
     /* Distributed runs: the halo plan (NULL on one rank) and the window
      * length control: window > 0 fixes it; otherwise it adapts between
      * window_min and window_max (0: defaults, see docs/parallel.md). */
