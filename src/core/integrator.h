@@ -178,20 +178,21 @@ int auto_integrate(const model *m, const integrator_options *o, sample_fn sample
  * (interp and sample run on one rank only). */
 int mixed_check_coupling(int coupling, int ranks, char *err, size_t errlen);
 
-/* The solver `auto` stands for on model m: on P ranks (halo set) SPGMR with
- * the block-Jacobi KLU preconditioner, the only one that takes a distributed
- * vector; on one rank band when every row lies within LINSOL_AUTO_BAND of
- * the diagonal on both sides (1D stencils), else SPGMR with a Jacobi
- * preconditioner when the problem is a 2D or 3D grid (KLU's fill-in there
- * costs gigabytes at 1e6 states), else KLU. */
+/* The solver `auto` stands for on model m: on P ranks (halo set) SPGMR,
+ * the only one that takes a distributed vector; on one rank band when every
+ * row lies within LINSOL_AUTO_BAND of the diagonal on both sides (1D
+ * stencils), else SPGMR when the problem is a 2D or 3D grid (KLU's fill-in
+ * there costs gigabytes at 1e6 states), else KLU. */
 #define LINSOL_AUTO_BAND 8
 linsol_id cvode_choose_linsol(const model *m, const struct halo_plan *halo);
 const char *linsol_name(linsol_id l);
-/* The preconditioner that runs for `precond`: PRECOND_AUTO is block-Jacobi
- * on a distributed block, Jacobi on one rank's. */
-int precond_resolve(int precond, int distributed);
-/* "Jacobi" or "block-Jacobi" (KLU on pieces of rows) when l is SPGMR with a
- * resolved preconditioner (not PRECOND_AUTO); NULL otherwise. */
+/* The preconditioner that runs for `precond`: PRECOND_AUTO is ILU(0) on any
+ * number of ranks (fewest linear iterations on every grid measured,
+ * docs/methods.md "CVODE's preconditioners"). */
+int precond_resolve(int precond);
+/* "Jacobi", "block-Jacobi (KLU per piece of rows)" or "ILU(0) (per rank)"
+ * when l is SPGMR with a resolved preconditioner (not PRECOND_AUTO); NULL
+ * otherwise. */
 const char *precond_name(linsol_id l, int precond);
 
 #endif

@@ -68,7 +68,7 @@ static int check_options(const model *m, const integrator_options *o, int distri
     if (distributed && (o->linsol == LINSOL_KLU || o->linsol == LINSOL_BAND)) {
         snprintf(err, errlen,
                  "CVODE linear solver %s: needs all states on one rank; on several ranks use "
-                 "SPGMR (block-Jacobi KLU preconditioner)",
+                 "SPGMR (ILU(0) preconditioner per rank)",
                  linsol_name(o->linsol));
         return -1;
     }
@@ -214,7 +214,7 @@ cvode_block *cvode_block_open(const model *m, const integrator_options *o,
         r->inputs = inputs ? inputs->values : NULL;
         r->inputs_ctx = inputs ? inputs->ctx : NULL;
         r->analytic_jac = o->use_jacobian && r->p->jac != NULL;
-        r->precond = precond_resolve(o->precond, r->distributed);
+        r->precond = precond_resolve(o->precond);
         which = o->linsol != LINSOL_AUTO ? o->linsol
                 : r->distributed         ? LINSOL_SPGMR
                                          : cvode_choose_linsol(m, NULL);

@@ -3,7 +3,7 @@
  * KLU (sparse CSR on the row pattern plus the diagonal) and band LU factor
  * the whole I - gamma J and so need all states on one rank. SPGMR works on
  * the distributed vector with products by the stored Jacobian rows and a
- * preconditioner: Jacobi on one rank, block-Jacobi KLU on P ranks.
+ * preconditioner (cvode_precond.c; by default ILU(0) of each rank's rows).
  */
 #include "cvode/cvode_internal.h"
 
@@ -32,9 +32,8 @@ const char *linsol_name(linsol_id l) {
     return "?";
 }
 
-int precond_resolve(int precond, int distributed) {
-    if (precond != PRECOND_AUTO) return precond;
-    return distributed ? PRECOND_BLOCK : PRECOND_JACOBI;
+int precond_resolve(int precond) {
+    return precond == PRECOND_AUTO ? PRECOND_ILU : precond;
 }
 
 const char *precond_name(linsol_id l, int precond) {

@@ -356,9 +356,8 @@ static const run_option options[] = {
      .field = FIELD(linsol),
      CHOICE("auto klu band spgmr", linsol_values, "must be auto, klu, band or spgmr")},
     {"precond", "P",
-     "CVODE spgmr preconditioner: auto (jacobi on one rank,\nblock-jacobi on several), jacobi, "
-     "block-jacobi (KLU on\npieces of <= 1024 owned rows), ilu (ILU(0) of each\nrank's owned "
-     "rows)",
+     "CVODE spgmr preconditioner: auto (ilu), jacobi,\nblock-jacobi (KLU on pieces of <= 1024 "
+     "owned rows),\nilu (ILU(0) of each rank's owned rows)",
      .field = FIELD(precond),
      CHOICE("auto jacobi block-jacobi ilu", precond_values,
             "must be auto, jacobi, block-jacobi or ilu")},
