@@ -160,26 +160,25 @@ static void grid_factors_match_on_pattern(void **state) {
     ilu0_free(&f);
 }
 
+/* The 2 x 2 matrix [v0 v1; v2 v3], every entry on the pattern. */
+static void put_2x2(csr *a, const double v[4]) {
+    csr_start(a, 2);
+    for (int k = 0; k < 4; k++)
+        csr_put(a, k / 2, k % 2, v[k]);
+}
+
 static void bad_pivots_are_reported(void **state) {
     (void)state;
     static csr a;
     ilu0 f;
     const double cases[3][4] = {{0.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0, 1.0}, {2.0, 1.0, NAN, 2.0}};
     for (int c = 0; c < 3; c++) {
-        csr_start(&a, 2);
-        csr_put(&a, 0, 0, cases[c][0]);
-        csr_put(&a, 0, 1, cases[c][1]);
-        csr_put(&a, 1, 0, cases[c][2]);
-        csr_put(&a, 1, 1, cases[c][3]);
+        put_2x2(&a, cases[c]);
         if (factor(&f, &a) != 1) fail_msg("case %d: a bad pivot was not reported", c);
         ilu0_free(&f);
     }
-    /* and a good 2 x 2 is fine: [2 1; 1 2] */
-    csr_start(&a, 2);
-    csr_put(&a, 0, 0, 2.0);
-    csr_put(&a, 0, 1, 1.0);
-    csr_put(&a, 1, 0, 1.0);
-    csr_put(&a, 1, 1, 2.0);
+    /* and a good 2 x 2 is fine: [2 1; 1 2] x = (3, 3) gives x = (1, 1) */
+    put_2x2(&a, (const double[4]){2.0, 1.0, 1.0, 2.0});
     assert_int_equal(factor(&f, &a), 0);
     double b[2] = {3.0, 3.0};
     ilu0_solve(&f, b, b);
