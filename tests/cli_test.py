@@ -234,7 +234,7 @@ def bad_input_cases():
     opt("samples_fraction", "--samples", "1.5")
     opt("samples_text", "--samples", "abc")
     opt("linsol", "--linsol", "foo")
-    opt("precond", "--precond", "ilu")
+    opt("precond", "--precond", "amg")
     opt("partition", "--partition", "parmetis")
     opt("partition_boxes", "--partition", "block:0x2")
     opt("window", "--window", "-1")
@@ -955,7 +955,7 @@ def group_list_info(group):
     # stored and shown by qmol info (auto resolved); none for a QSS run
     case = Case(group, "solver_shown")
     dd = case_dir(group, "solver_shown")
-    for method, linsol, precond in (("cvode", "SPGMR", "Jacobi"), ("liqss2", None, None)):
+    for method, linsol, precond in (("cvode", "SPGMR", "ILU(0) (per rank)"), ("liqss2", None, None)):
         path = os.path.join(dd, method + ".h5")
         args = ["run", "--problem", "heat2d", "--set", "nx=30", "--set", "ny=30", "--method",
                 method, "--tf", "0.001", "--samples", "1", "--output", path]

@@ -9,6 +9,14 @@ foreach(problem heat2d heat3d adr2d)
             --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
   set_tests_properties(mpi.runs.${problem} PROPERTIES TIMEOUT 600 PROCESSORS 2)
 endforeach()
+# CVODE with SPGMR and each --precond (jacobi, block-jacobi, ilu) on 1 and
+# 2 ranks: the same rule, and the file names the preconditioner.
+add_test(NAME mpi.runs.heat2d-precond
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/mpi_runs.py heat2d
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch/precond
+          --methods cvode-jacobi,cvode-block-jacobi,cvode-ilu --ranks 1,2)
+set_tests_properties(mpi.runs.heat2d-precond PROPERTIES TIMEOUT 600 PROCESSORS 2)
 # A front crossing a long-quiet rank boundary (see CASES in mpi_runs.py).
 add_test(NAME mpi.runs.adr2d-front
   COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/mpi_runs.py adr2d-front

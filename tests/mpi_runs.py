@@ -8,6 +8,9 @@ partition must give bit-identical /time and /states.
 
 usage: mpi_runs.py PROBLEM --qmol BIN --mpiexec "mpiexec --oversubscribe ..."
                    --scratch DIR [--methods liqss2,mliqss2,qss2] [--ranks 1,2,3,4]
+
+A method cvode-P (P: jacobi, block-jacobi, ilu) is CVODE with SPGMR and
+--precond P, whose file must name that preconditioner.
 """
 import argparse
 import os
@@ -57,14 +60,27 @@ SAMPLES = 5
 # rank: 1.0e-3 with SPGMR, 1.2e-3 with band; four ranks: 1.2e-3 to 2.6e-3 by
 # partition), so the comparison across P would measure that noise.
 METHOD_TOL = {"cvode": 1e-5}
+# CVODE with SPGMR and each preconditioner (--precond): --method, the
+# options, and the preconditioner the file must name.
+VARIANTS = {
+    "cvode-" + p: ("cvode", ["--linsol", "spgmr", "--precond", p], name)
+    for p, name in (("jacobi", "Jacobi"), ("block-jacobi", "block-Jacobi (KLU per piece of rows)"),
+                    ("ilu", "ILU(0) (per rank)"))
+}
+
+
+def method_tol(method, tol):
+    """The tolerance a method (or variant) runs at; tol: the case's."""
+    return METHOD_TOL.get(VARIANTS.get(method, (method,))[0], tol)
 
 
 def run(args, np_, method, out, extra=()):
     sets, tf, tol = CASES[args.problem]
-    tol = METHOD_TOL.get(method, tol)
+    tol = method_tol(method, tol)
     problem = CASE_PROBLEM.get(args.problem, args.problem)
+    name, options, precond = VARIANTS.get(method, (method, [], None))
     cmd = shlex.split(args.mpiexec) + ["-n", str(np_), args.qmol, "run", "--problem",
-                                       problem, "--method", method, "--tol", repr(tol),
+                                       problem, "--method", name, "--tol", repr(tol),
                                        "--samples", str(SAMPLES), "--output", out,
                                        "--overwrite", "--quiet"]
     for s in sets:
@@ -73,12 +89,16 @@ def run(args, np_, method, out, extra=()):
         cmd += ["--tf", repr(tf)]
     if method == "mixed":
         cmd += CASE_OPTIONS.get(args.problem + ":mixed", [])
-    cmd += CASE_OPTIONS.get(args.problem, []) + list(extra)
+    cmd += CASE_OPTIONS.get(args.problem, []) + options + list(extra)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         raise RuntimeError("%s\nexit %d\n%s%s" % (" ".join(cmd), p.returncode, p.stdout,
                                                  p.stderr))
     with h5py.File(out, "r") as f:
+        named = f.attrs.get("precond", b"")
+        named = named.decode() if isinstance(named, bytes) else named
+        if precond and named != precond:
+            raise RuntimeError("%s: precond %r, expected %r" % (out, named, precond))
         # /stats/windows: the agreed windows (the same count on every rank)
         windows = float(f["stats"].attrs["windows"])
         return f["time"][()], f["states"][()], windows
@@ -132,7 +152,7 @@ def main():
             if ratio and windows > ratio * base_windows:
                 failures.append("%s P=%d: %d windows > %g x P=1's %d" %
                                 (method, np_, windows, ratio, base_windows))
-            bound = 1.5 * base + METHOD_TOL.get(method, tol) / 10.0
+            bound = 1.5 * base + method_tol(method, tol) / 10.0
             status = "ok" if err <= bound else "FAIL"
             print("%-8s P=%d  %s %.3e  (bound %.3e)  %s" % (method, np_, what, err, bound,
                                                             status))

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Valgrind memcheck over small single-rank qmol runs (singleton MPI_Init, no
-mpiexec): a QSS run (heat1d, LIQSS2), a CVODE run (heat2d: SPGMR + Jacobi),
+mpiexec): a QSS run (heat1d, LIQSS2), a CVODE run (heat2d: SPGMR + ILU(0)),
 a mixed QSS/BDF run with zero crossings and time events (buck-heatsink,
 --assign auto), a 2D grid run with its XDMF sidecar (adr2d, mLIQSS2) and
 one refused run (bad --set: exit 2, the error path must free what it

@@ -513,8 +513,7 @@ static void set_candidates(auto_run *A) {
     bdf->o = *o;
     bdf->o.method = integrator_by_name(o->method->bdf_alone);
     if (bdf->o.linsol == LINSOL_AUTO) bdf->o.linsol = cvode_choose_linsol(A->m, o->halo);
-    if (bdf->o.linsol == LINSOL_SPGMR)
-        bdf->o.precond = precond_resolve(bdf->o.precond, o->halo != NULL);
+    if (bdf->o.linsol == LINSOL_SPGMR) bdf->o.precond = precond_resolve(bdf->o.precond);
     bdf->o.assignment = NULL;
     int rank = 0;
     if (o->halo) MPI_Comm_rank(o->halo->comm, &rank);

@@ -21,7 +21,7 @@ struct integrator_state;
 /* CVODE linear solvers; LINSOL_AUTO is resolved by cvode_choose_linsol. */
 typedef enum linsol_id { LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR, LINSOL_AUTO } linsol_id;
 
-enum { PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK };
+enum { PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK, PRECOND_ILU };
 
 /* Mixed runs: a QSS input of the BDF block inside a step [t_k, T] is the
  * straight line from q(t_k) to q(T) (COUPLING_INTERP, as the public QSS
@@ -42,8 +42,8 @@ typedef struct integrator_options {
     int use_jacobian; /* 1: use the problem's analytic jac when it has one */
     linsol_id linsol; /* CVODE linear solver */
     int max_order;    /* CVODE BDF max order (1..5) */
-    int precond;      /* SPGMR preconditioner: PRECOND_AUTO (Jacobi on one rank,
-                         block-Jacobi KLU on several), PRECOND_JACOBI, PRECOND_BLOCK */
+    int precond;      /* SPGMR preconditioner: PRECOND_AUTO (precond_resolve),
+                         PRECOND_JACOBI, PRECOND_BLOCK, PRECOND_ILU */
     /* Distributed runs: the halo plan (NULL on one rank) and the window
      * length control: window > 0 fixes it; otherwise it adapts between
      * window_min and window_max (0: defaults, see docs/parallel.md). */
@@ -179,20 +179,21 @@ int auto_integrate(const model *m, const integrator_options *o, sample_fn sample
  * (interp and sample run on one rank only). */
 int mixed_check_coupling(int coupling, int ranks, char *err, size_t errlen);
 
-/* The solver `auto` stands for on model m: on P ranks (halo set) SPGMR with
- * the block-Jacobi KLU preconditioner, the only one that takes a distributed
- * vector; on one rank band when every row lies within LINSOL_AUTO_BAND of
- * the diagonal on both sides (1D stencils), else SPGMR with a Jacobi
- * preconditioner when the problem is a 2D or 3D grid (KLU's fill-in there
- * costs gigabytes at 1e6 states), else KLU. */
+/* The solver `auto` stands for on model m: on P ranks (halo set) SPGMR,
+ * the only one that takes a distributed vector; on one rank band when every
+ * row lies within LINSOL_AUTO_BAND of the diagonal on both sides (1D
+ * stencils), else SPGMR when the problem is a 2D or 3D grid (KLU's fill-in
+ * there costs gigabytes at 1e6 states), else KLU. */
 #define LINSOL_AUTO_BAND 8
 linsol_id cvode_choose_linsol(const model *m, const struct halo_plan *halo);
 const char *linsol_name(linsol_id l);
-/* The preconditioner that runs for `precond`: PRECOND_AUTO is block-Jacobi
- * on a distributed block, Jacobi on one rank's. */
-int precond_resolve(int precond, int distributed);
-/* "Jacobi" or "block-Jacobi" (KLU on pieces of rows) when l is SPGMR with a
- * resolved preconditioner (not PRECOND_AUTO); NULL otherwise. */
+/* The preconditioner that runs for `precond`: PRECOND_AUTO is ILU(0) on any
+ * number of ranks (fewest linear iterations on every grid measured,
+ * docs/methods.md "CVODE's preconditioners"). */
+int precond_resolve(int precond);
+/* "Jacobi", "block-Jacobi (KLU per piece of rows)" or "ILU(0) (per rank)"
+ * when l is SPGMR with a resolved preconditioner (not PRECOND_AUTO); NULL
+ * otherwise. */
 const char *precond_name(linsol_id l, int precond);
 
 #endif

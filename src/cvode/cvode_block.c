@@ -68,7 +68,7 @@ static int check_options(const model *m, const integrator_options *o, int distri
     if (distributed && (o->linsol == LINSOL_KLU || o->linsol == LINSOL_BAND)) {
         snprintf(err, errlen,
                  "CVODE linear solver %s: needs all states on one rank; on several ranks use "
-                 "SPGMR (block-Jacobi KLU preconditioner)",
+                 "SPGMR (ILU(0) preconditioner per rank)",
                  linsol_name(o->linsol));
         return -1;
     }
@@ -173,7 +173,7 @@ void cvode_block_close(cvode_block *b) {
     if (b->atol) N_VDestroy(b->atol);
     if (b->yk) N_VDestroy(b->yk);
     if (b->y) N_VDestroy(b->y);
-    cvb_free(r);
+    cvpre_free(r);
     if (b->sunctx) SUNContext_Free(&b->sunctx);
     free(r->vals);
     free(r->xloc);
@@ -183,7 +183,6 @@ void cvode_block_close(cvode_block *b) {
     free(r->sp_col);
     free(r->sp_pos);
     free(r->sp_diag);
-    free(r->pinv);
     free(b);
 }
 
@@ -215,7 +214,7 @@ cvode_block *cvode_block_open(const model *m, const integrator_options *o,
         r->inputs = inputs ? inputs->values : NULL;
         r->inputs_ctx = inputs ? inputs->ctx : NULL;
         r->analytic_jac = o->use_jacobian && r->p->jac != NULL;
-        r->block_jacobi = precond_resolve(o->precond, r->distributed) == PRECOND_BLOCK;
+        r->precond = precond_resolve(o->precond);
         which = o->linsol != LINSOL_AUTO ? o->linsol
                 : r->distributed         ? LINSOL_SPGMR
                                          : cvode_choose_linsol(m, NULL);

@@ -3,7 +3,8 @@
  * cvode_rows.c evaluates rows (right-hand side, Jacobian rows, products with
  * the stored Jacobian) over OpenMP threads; cvode_pattern.c builds the sparse
  * pattern of the owned columns; cvode_precond.c holds the SPGMR
- * preconditioners (Jacobi, block-Jacobi KLU); cvode_linsol.c attaches the
+ * preconditioners (Jacobi, block-Jacobi KLU, ILU(0) of cvode_ilu.c);
+ * cvode_linsol.c attaches the
  * linear solver; cvode_integrate.c drives CVODE.
  *
  * On P ranks (halo set) the vector is distributed: a rank holds its n owned
@@ -17,6 +18,7 @@
 
 #include "comm/halo.h"
 #include "core/integrator.h"
+#include "cvode/cvode_ilu.h"
 
 #include <mpi.h>
 #include <sundials/sundials_linearsolver.h>
@@ -63,16 +65,18 @@ typedef struct cv_run {
     /* The Jacobian on the row pattern (entry order), refreshed on setups. */
     double *jval;
     int jval_ready;
-    /* CSR pattern of the whole matrix (KLU) or of the block-Jacobi blocks
+    /* CSR pattern of the whole matrix (KLU, ILU) or of the block-Jacobi blocks
      * (cvode_pattern.c; diagonal added, rows sorted by column): sp_pos[e] is
      * the slot of model entry e or -1 when dropped, sp_diag[j] that of (j, j). */
     sunindextype *sp_ptr, *sp_col;
     int64_t *sp_pos, *sp_diag;
     int64_t sp_nnz;
-    /* Preconditioners: Jacobi 1 / (1 - gamma J_jj), or block-Jacobi with
-     * KLU on the owned block of I - gamma J. */
-    int block_jacobi;
+    /* Preconditioners (precond, resolved PRECOND_*): Jacobi
+     * 1 / (1 - gamma J_jj), block-Jacobi with KLU on pieces of the owned
+     * block of I - gamma J, or ILU(0) of the whole owned block. */
+    int precond;
     double *pinv;
+    ilu0 ilu;
     SUNMatrix bj_A;
     SUNLinearSolver bj_LS;
     N_Vector bj_x, bj_b; /* serial wrappers of the local arrays */
@@ -123,9 +127,10 @@ int cvp_build(cv_run *r, int32_t block_rows);
 void cvp_band_widths(const model *m, sunindextype *mu, sunindextype *ml);
 
 /* cvode_precond.c */
-/* Creates the block-Jacobi matrix and KLU solver (needs cvp_build). */
-int cvb_create(cv_run *r, SUNContext sunctx);
-void cvb_free(cv_run *r);
+/* Creates r->precond's storage (and the pattern it needs); returns 0 or -1
+ * with err set. cvpre_free frees it (not the pattern). */
+int cvpre_create(cv_run *r, SUNContext sunctx, char *err, size_t errlen);
+void cvpre_free(cv_run *r);
 int cvpre_setup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
                 sunrealtype gamma, void *user_data);
 int cvpre_solve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector rv, N_Vector z, sunrealtype gamma,

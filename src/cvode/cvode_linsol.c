@@ -3,7 +3,7 @@
  * KLU (sparse CSR on the row pattern plus the diagonal) and band LU factor
  * the whole I - gamma J and so need all states on one rank. SPGMR works on
  * the distributed vector with products by the stored Jacobian rows and a
- * preconditioner: Jacobi on one rank, block-Jacobi KLU on P ranks.
+ * preconditioner (cvode_precond.c; by default ILU(0) of each rank's rows).
  */
 #include "cvode/cvode_internal.h"
 
@@ -32,15 +32,15 @@ const char *linsol_name(linsol_id l) {
     return "?";
 }
 
-int precond_resolve(int precond, int distributed) {
-    if (precond != PRECOND_AUTO) return precond;
-    return distributed ? PRECOND_BLOCK : PRECOND_JACOBI;
+int precond_resolve(int precond) {
+    return precond == PRECOND_AUTO ? PRECOND_ILU : precond;
 }
 
 const char *precond_name(linsol_id l, int precond) {
     if (l != LINSOL_SPGMR) return NULL;
     return precond == PRECOND_JACOBI  ? "Jacobi"
            : precond == PRECOND_BLOCK ? "block-Jacobi (KLU per piece of rows)"
+           : precond == PRECOND_ILU   ? "ILU(0) (per rank)"
                                       : NULL;
 }
 
@@ -128,21 +128,7 @@ static int jac_band(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *u
 
 static int create_spgmr(cv_run *r, N_Vector y, SUNContext sunctx, SUNLinearSolver *LS, char *err,
                         size_t errlen) {
-    int32_t n = r->m->n;
-    if (r->block_jacobi) {
-        if (cvp_build(r, CV_BLOCK_ROWS) || cvb_create(r, sunctx)) {
-            snprintf(err, errlen,
-                     "failed to create the block-Jacobi KLU preconditioner (n=%d, nnz=%lld)",
-                     (int)n, (long long)r->sp_nnz);
-            return -1;
-        }
-    } else {
-        r->pinv = malloc(((size_t)n + 1) * sizeof *r->pinv);
-        if (!r->pinv) {
-            snprintf(err, errlen, "out of memory for the CVODE preconditioner (n=%d)", (int)n);
-            return -1;
-        }
-    }
+    if (cvpre_create(r, sunctx, err, errlen)) return -1;
     *LS = SUNLinSol_SPGMR(y, SUN_PREC_RIGHT, SPGMR_KRYLOV_DIM, sunctx);
     if (!*LS) {
         snprintf(err, errlen, "SUNLinSol_SPGMR failed to create the SPGMR solver");

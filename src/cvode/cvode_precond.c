@@ -1,23 +1,28 @@
-/* cvode_precond.c: the SPGMR preconditioners, left-applied to I - gamma J.
+/* cvode_precond.c: the SPGMR preconditioners, right-applied to I - gamma J.
  *
  * Jacobi: 1 / (1 - gamma J_jj) per row. Block-Jacobi: each rank factors the
  * diagonal blocks of its owned rows (runs of at most CV_BLOCK_ROWS; ghost
  * columns and columns of other runs dropped) of I - gamma J with KLU and
- * solves with them. It works on any partition; the coupling between blocks
- * and ranks is left to the Krylov iteration. Both are refreshed from the
- * stored Jacobian rows, which are re-evaluated only when CVODE says they are
- * stale (jok).
+ * solves with them. ILU(0) (cvode_ilu.c): each rank factors its whole owned
+ * block (ghost columns dropped) without fill-in and solves by a forward and
+ * a backward substitution. All work on any partition; the coupling between
+ * blocks and ranks is left to the Krylov iteration. They are refreshed from
+ * the stored Jacobian rows, which are re-evaluated only when CVODE says they
+ * are stale (jok).
  */
 #include "cvode/cvode_internal.h"
 
 #include <math.h>
 #include <nvector/nvector_serial.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
-int cvb_create(cv_run *r, SUNContext sunctx) {
+static int block_create(cv_run *r, SUNContext sunctx) {
     sunindextype n = r->m->n;
+    if (cvp_build(r, CV_BLOCK_ROWS)) return -1;
     if (n == 0) return 0; /* a rank without states of a distributed block */
     r->bj_A = SUNSparseMatrix(n, n, (sunindextype)r->sp_nnz, CSR_MAT, sunctx);
     /* KLU works on the local arrays: serial vectors that wrap them per solve */
@@ -30,7 +35,26 @@ int cvb_create(cv_run *r, SUNContext sunctx) {
     return r->bj_LS ? 0 : -1;
 }
 
-void cvb_free(cv_run *r) {
+int cvpre_create(cv_run *r, SUNContext sunctx, char *err, size_t errlen) {
+    int32_t n = r->m->n;
+    int rc = 0;
+    if (r->precond == PRECOND_BLOCK) {
+        rc = block_create(r, sunctx);
+    } else if (r->precond == PRECOND_ILU) {
+        /* one block of all owned rows: the owned columns, ghosts dropped */
+        rc = cvp_build(r, n > 0 ? n : 1);
+        if (!rc) rc = ilu0_init(&r->ilu, n, r->sp_ptr, r->sp_col, r->sp_diag);
+    } else {
+        r->pinv = malloc(((size_t)n + 1) * sizeof *r->pinv);
+        rc = r->pinv ? 0 : -1;
+    }
+    if (rc)
+        snprintf(err, errlen, "failed to create the %s preconditioner (n=%d, nnz=%lld)",
+                 precond_name(LINSOL_SPGMR, r->precond), (int)n, (long long)r->m->nnz);
+    return rc;
+}
+
+void cvpre_free(cv_run *r) {
     if (r->bj_LS) SUNLinSolFree(r->bj_LS);
     if (r->bj_A) SUNMatDestroy(r->bj_A);
     if (r->bj_x) N_VDestroy(r->bj_x);
@@ -38,6 +62,9 @@ void cvb_free(cv_run *r) {
     r->bj_LS = NULL;
     r->bj_A = NULL;
     r->bj_x = r->bj_b = NULL;
+    ilu0_free(&r->ilu);
+    free(r->pinv);
+    r->pinv = NULL;
 }
 
 static int jacobi_setup(cv_run *r, double gamma) {
@@ -52,22 +79,35 @@ static int jacobi_setup(cv_run *r, double gamma) {
     return cvr_agree(r, bad); /* 1: recoverable, CVODE cuts the step */
 }
 
-/* I - gamma J on the blocks, factored (KLU refactors on the pattern it
- * analysed at the first setup). */
-static int block_setup(cv_run *r, double gamma) {
+/* I - gamma J on the pattern sp_* into a; 1 when a value is not finite. */
+static int newton_matrix(const cv_run *r, double gamma, double *a) {
     const model *m = r->m;
-    if (!r->bj_LS) return cvr_agree(r, 0); /* no states here */
-    double *a = SUNSparseMatrix_Data(r->bj_A);
     memset(a, 0, (size_t)r->sp_nnz * sizeof *a);
     for (int64_t e = 0; e < m->nnz; e++)
         if (r->sp_pos[e] >= 0) a[r->sp_pos[e]] = -gamma * r->jval[e];
     for (int32_t j = 0; j < m->n; j++)
         a[r->sp_diag[j]] += 1.0;
-    int rc = 0;
-    for (int64_t k = 0; k < r->sp_nnz && !rc; k++)
-        rc = !isfinite(a[k]);
+    int bad = 0;
+    for (int64_t k = 0; k < r->sp_nnz && !bad; k++)
+        bad = !isfinite(a[k]);
+    return bad;
+}
+
+/* I - gamma J on the blocks, factored (KLU refactors on the pattern it
+ * analysed at the first setup). */
+static int block_setup(cv_run *r, double gamma) {
+    if (!r->bj_LS) return cvr_agree(r, 0); /* no states here */
+    int rc = newton_matrix(r, gamma, SUNSparseMatrix_Data(r->bj_A));
     if (!rc) rc = SUNLinSolSetup(r->bj_LS, r->bj_A); /* > 0: singular, recoverable */
     return cvr_agree(r, rc > 0 ? 1 : rc < 0 ? -1 : 0);
+}
+
+/* I - gamma J on the owned block, factored without fill-in; a zero or
+ * non-finite pivot is recoverable. */
+static int ilu_setup(cv_run *r, double gamma) {
+    int rc = newton_matrix(r, gamma, r->ilu.lu);
+    if (!rc) rc = ilu0_factor(&r->ilu);
+    return cvr_agree(r, rc);
 }
 
 int cvpre_setup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
@@ -80,7 +120,9 @@ int cvpre_setup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok, sunb
     } else {
         *jcur = SUNFALSE;
     }
-    return r->block_jacobi ? block_setup(r, gamma) : jacobi_setup(r, gamma);
+    return r->precond == PRECOND_BLOCK ? block_setup(r, gamma)
+           : r->precond == PRECOND_ILU ? ilu_setup(r, gamma)
+                                       : jacobi_setup(r, gamma);
 }
 
 int cvpre_solve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector rv, N_Vector z, sunrealtype gamma,
@@ -89,7 +131,11 @@ int cvpre_solve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector rv, N_Vector z,
     cv_run *r = user_data;
     double *in = N_VGetArrayPointer(rv);
     double *out = N_VGetArrayPointer(z);
-    if (!r->block_jacobi) {
+    if (r->precond == PRECOND_ILU) {
+        ilu0_solve(&r->ilu, in, out);
+        return 0;
+    }
+    if (r->precond != PRECOND_BLOCK) {
         for (int32_t j = 0; j < r->m->n; j++)
             out[j] = in[j] * r->pinv[j];
         return 0;

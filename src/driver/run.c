@@ -30,7 +30,7 @@ static void choose_solver(run_ctx *r) {
     int bdf_all = integrator_has(c->method, INTEGRATOR_BDF_ALL);
     if (c->linsol == LINSOL_AUTO && bdf_all)
         c->linsol = cvode_choose_linsol(&r->layout.m, layout_halo(&r->layout));
-    if (bdf_all && c->linsol == LINSOL_SPGMR) c->precond = precond_resolve(c->precond, r->size > 1);
+    if (bdf_all && c->linsol == LINSOL_SPGMR) c->precond = precond_resolve(c->precond);
     r->o = (integrator_options){
         .method = c->method,
         .reltol = c->reltol,

@@ -285,7 +285,7 @@ static const int assign_values[] = {0, 1};
 static const int coupling_values[] = {COUPLING_HISTORY, COUPLING_INTERP, COUPLING_SAMPLE};
 static const int jacobian_values[] = {1, 0};
 static const int linsol_values[] = {LINSOL_AUTO, LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR};
-static const int precond_values[] = {PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK};
+static const int precond_values[] = {PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK, PRECOND_ILU};
 static const int activity_values[] = {0, 1};
 static const int on_off_values[] = {0, 1};
 
@@ -356,10 +356,11 @@ static const run_option options[] = {
      .field = FIELD(linsol),
      CHOICE("auto klu band spgmr", linsol_values, "must be auto, klu, band or spgmr")},
     {"precond", "P",
-     "CVODE spgmr preconditioner: auto (jacobi on one rank,\nblock-jacobi on several), jacobi, "
-     "block-jacobi (KLU on\npieces of <= 1024 owned rows)",
+     "CVODE spgmr preconditioner: auto (ilu), jacobi,\nblock-jacobi (KLU on pieces of <= 1024 "
+     "owned rows),\nilu (ILU(0) of each rank's owned rows)",
      .field = FIELD(precond),
-     CHOICE("auto jacobi block-jacobi", precond_values, "must be auto, jacobi or block-jacobi")},
+     CHOICE("auto jacobi block-jacobi ilu", precond_values,
+            "must be auto, jacobi, block-jacobi or ilu")},
     {"max-order", "N", "CVODE BDF maximum order, 1..5 (default 5)", .set = set_count,
      .field = FIELD(max_order), .lo = 1, .hi = 5, .must = "must be a whole number in [1, 5]"},
     {"partition", "P", "several ranks: metis (default), block, file:PATH", .set = set_partition,

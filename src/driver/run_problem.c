@@ -102,7 +102,7 @@ int run_check_problem(run_ctx *r) {
         (c->linsol == LINSOL_KLU || c->linsol == LINSOL_BAND)) {
         run_say(r,
                 "qmol: error: --linsol %s: needs all states on one rank; on %d ranks use spgmr "
-                "(block-Jacobi KLU preconditioner)\n",
+                "(ILU(0) preconditioner per rank)\n",
                 c->linsol == LINSOL_KLU ? "klu" : "band", r->size);
         return 2;
     }

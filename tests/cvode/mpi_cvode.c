@@ -9,11 +9,14 @@
  *   - adr2d 16 x 16, tf = 0.5, tol 1e-6: e_rr against a single-rank CVODE
  *     run at 1e-10 (computed on every rank over MPI_COMM_SELF) within 1.5x
  *     of the single-rank run's own e_rr at 1e-6, plus tol / 10.
+ *   - both of the above (heat2d, adr2d) again with SPGMR and each
+ *     preconditioner (Jacobi, block-Jacobi, ILU(0)) on every P (1
+ *     included), which must have run.
  *   - a repeated run (same P, same partition) gives bit-identical samples;
  *     so do 1 and 2 OpenMP threads, analytic and finite-difference Jacobian
  *     rows, on heat2d 72 x 72, where every rank owns more than 1024 rows, so
  *     that the row loops run threaded (cvode_rows.c threads from 512 rows)
- *     and on P >= 2 the block-Jacobi preconditioner has at least two blocks
+ *     and the block-Jacobi preconditioner (chosen) has at least two blocks
  *     per rank (of at most 1024 rows).
  *   - failures agree: a right-hand side that turns NaN on the last rank's
  *     states only, and a sample callback that stops the run on rank 0 only,
@@ -43,6 +46,7 @@ typedef struct dist_run {
     double *times;   /* K */
     double *samples; /* K x n_owned, local order */
     int stop_rank;   /* the sample callback returns 9 at sample 2 on this rank (-1: never) */
+    int precond;     /* PRECOND_* (0: auto) */
     int rc;
     char err[512];
 } dist_run;
@@ -73,6 +77,7 @@ static void dist_integrate(dist_run *d, double tol, double tf, int64_t K, int us
                                 .samples = K,
                                 .use_jacobian = use_jac,
                                 .linsol = ls,
+                                .precond = d->precond,
                                 .halo = layout_halo(&d->l)};
     d->times = calloc((size_t)K, sizeof *d->times);
     d->samples = calloc((size_t)K * (size_t)d->l.m.n, sizeof *d->samples);
@@ -81,18 +86,27 @@ static void dist_integrate(dist_run *d, double tol, double tf, int64_t K, int us
     d->rc = cvode_integrate(&d->l.m, &d->o, keep_local, d, &d->st, d->err, sizeof d->err);
 }
 
-/* Builds problem `name`, partitions it and runs CVODE (auto linear solver). */
-static dist_run *dist_run_problem(const char *name, const char *const *sets, int nsets,
-                                  partition_kind kind, double tol, double tf, int64_t K,
-                                  int use_jac) {
+/* Builds problem `name`, partitions it and runs CVODE with linear solver
+ * ls and preconditioner precond. */
+static dist_run *dist_run_solver(const char *name, const char *const *sets, int nsets,
+                                 partition_kind kind, double tol, double tf, int64_t K, int use_jac,
+                                 linsol_id ls, int precond) {
     dist_run *d = calloc(1, sizeof *d);
     assert_non_null(d);
     d->stop_rank = -1;
+    d->precond = precond;
     d->prob = test_problem(name, sets, nsets);
     dist_setup(d, kind);
-    dist_integrate(d, tol, tf, K, use_jac, LINSOL_AUTO);
+    dist_integrate(d, tol, tf, K, use_jac, ls);
     if (!test_all_true(d->rc == 0)) fail_msg("%s on %d ranks: %s", name, test_nranks(), d->err);
     return d;
+}
+
+/* The same with the auto linear solver and preconditioner. */
+static dist_run *dist_run_problem(const char *name, const char *const *sets, int nsets,
+                                  partition_kind kind, double tol, double tf, int64_t K,
+                                  int use_jac) {
+    return dist_run_solver(name, sets, nsets, kind, tol, tf, K, use_jac, LINSOL_AUTO, PRECOND_AUTO);
 }
 
 static void dist_free(dist_run *d) {
@@ -163,16 +177,17 @@ static void check_stats(const dist_run *d) {
                  test_rank(), (unsigned long long)st->nst, (unsigned long long)st->nfe,
                  (unsigned long long)st->nni, (unsigned long long)st->nli,
                  (unsigned long long)st->row_evals, (unsigned long long)n);
-    if (test_nranks() > 1) /* SPGMR on P ranks, preconditioned */
+    if (test_nranks() > 1 || d->precond != PRECOND_AUTO) /* SPGMR, preconditioned */
         assert_true(st->nli > 0 && st->nps >= st->nli && st->npe > 0 && st->njvevals > 0);
 }
 
 static const partition_kind kinds[] = {PARTITION_METIS, PARTITION_BLOCK};
 static const char *const kind_names[] = {"metis", "block"};
 
-static void check_heat(const char *name, const char *const *sets, int nsets) {
+static void check_heat(const char *name, const char *const *sets, int nsets, linsol_id ls,
+                       int precond) {
     for (int k = 0; k < 2; k++) {
-        dist_run *d = dist_run_problem(name, sets, nsets, kinds[k], 1e-8, 0.0, 5, 1);
+        dist_run *d = dist_run_solver(name, sets, nsets, kinds[k], 1e-8, 0.0, 5, 1, ls, precond);
         double e = max_exact_error(d);
         if (!(e < 1e-5))
             fail_msg("%s, %s, %d ranks: max error %g", name, kind_names[k], test_nranks(), e);
@@ -185,12 +200,20 @@ static void check_heat(const char *name, const char *const *sets, int nsets) {
 
 static void heat2d_exact(void **state) {
     (void)state;
-    check_heat("heat2d", (const char *[]){"nx=12", "ny=10"}, 2);
+    check_heat("heat2d", (const char *[]){"nx=12", "ny=10"}, 2, LINSOL_AUTO, PRECOND_AUTO);
+}
+
+static const int preconds[] = {PRECOND_JACOBI, PRECOND_BLOCK, PRECOND_ILU};
+
+static void heat2d_exact_each_precond(void **state) {
+    (void)state;
+    for (int k = 0; k < 3; k++)
+        check_heat("heat2d", (const char *[]){"nx=12", "ny=10"}, 2, LINSOL_SPGMR, preconds[k]);
 }
 
 static void heat3d_exact(void **state) {
     (void)state;
-    check_heat("heat3d", (const char *[]){"nx=4", "ny=5", "nz=3"}, 3);
+    check_heat("heat3d", (const char *[]){"nx=4", "ny=5", "nz=3"}, 3, LINSOL_AUTO, PRECOND_AUTO);
 }
 
 static double rel_error(const double *x, const double *ref, int64_t len) {
@@ -202,8 +225,7 @@ static double rel_error(const double *x, const double *ref, int64_t len) {
     return den > 0.0 ? sqrt(num / den) : sqrt(num);
 }
 
-static void adr2d_against_reference(void **state) {
-    (void)state;
+static void check_adr2d(linsol_id ls, int precond) {
     const char *sets[] = {"nx=16", "ny=16"};
     const double tol = 1e-6, tf = 0.5;
     const int64_t K = 10;
@@ -215,18 +237,29 @@ static void adr2d_against_reference(void **state) {
     double e1 = run_relative_error(one, ref);
     assert_true(e1 > 0.0 && e1 < 1e-3);
     for (int k = 0; k < 2; k++) {
-        dist_run *d = dist_run_problem("adr2d", sets, 2, kinds[k], tol, tf, K, 1);
+        dist_run *d = dist_run_solver("adr2d", sets, 2, kinds[k], tol, tf, K, 1, ls, precond);
         double *g = dist_global(d);
         double e = rel_error(g, ref->samples, K * ref->n);
         if (!test_all_true(e <= 1.5 * e1 + tol / 10))
-            fail_msg("adr2d, %s, %d ranks: e_rr %g, single rank %g", kind_names[k], test_nranks(),
-                     e, e1);
+            fail_msg("adr2d, %s, %d ranks, precond %d: e_rr %g, single rank %g", kind_names[k],
+                     test_nranks(), precond, e, e1);
         check_stats(d);
         free(g);
         dist_free(d);
     }
     run_free(ref);
     run_free(one);
+}
+
+static void adr2d_against_reference(void **state) {
+    (void)state;
+    check_adr2d(LINSOL_AUTO, PRECOND_AUTO);
+}
+
+static void adr2d_against_reference_each_precond(void **state) {
+    (void)state;
+    for (int k = 0; k < 3; k++)
+        check_adr2d(LINSOL_SPGMR, preconds[k]);
 }
 
 static void repeat_is_bit_identical(void **state) {
@@ -247,10 +280,12 @@ static void threads_do_not_change_results(void **state) {
     int saved = omp_get_max_threads();
     for (int use_jac = 0; use_jac <= 1; use_jac++) {
         omp_set_num_threads(1);
-        dist_run *a = dist_run_problem("heat2d", sets, 2, PARTITION_METIS, 1e-6, 0.02, 4, use_jac);
+        dist_run *a = dist_run_solver("heat2d", sets, 2, PARTITION_METIS, 1e-6, 0.02, 4, use_jac,
+                                      LINSOL_AUTO, PRECOND_BLOCK);
         omp_set_num_threads(2);
         assert_int_equal(omp_get_max_threads(), 2);
-        dist_run *b = dist_run_problem("heat2d", sets, 2, PARTITION_METIS, 1e-6, 0.02, 4, use_jac);
+        dist_run *b = dist_run_solver("heat2d", sets, 2, PARTITION_METIS, 1e-6, 0.02, 4, use_jac,
+                                      LINSOL_AUTO, PRECOND_BLOCK);
         assert_true(test_all_true(a->l.m.n > 1024));
         if (!same_samples(a, b))
             fail_msg("heat2d 72x72 (jacobian %s): 1 and 2 threads differ",
@@ -358,8 +393,10 @@ static void failures_agree(void **state) {
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(heat2d_exact),
+    cmocka_unit_test(heat2d_exact_each_precond),
     cmocka_unit_test(heat3d_exact),
     cmocka_unit_test(adr2d_against_reference),
+    cmocka_unit_test(adr2d_against_reference_each_precond),
     cmocka_unit_test(repeat_is_bit_identical),
     cmocka_unit_test(threads_do_not_change_results),
     cmocka_unit_test(failures_agree),
