@@ -44,25 +44,19 @@ static void put_next(qss_engine *e, int32_t n, int arg, const double *col) {
         heap_update(&e->heap, j, col[j]);
 }
 
-/* A field of the x or q records, by its byte offset in the record. */
-static void get_x(const qss_engine *e, int32_t n, int offset, double *col) {
-    for (int32_t j = 0; j < n; j++)
-        memcpy(&col[j], (const char *)&e->x[j] + offset, sizeof(double));
-}
-
-static void put_x(qss_engine *e, int32_t n, int offset, const double *col) {
-    for (int32_t j = 0; j < n; j++)
-        memcpy((char *)&e->x[j] + offset, &col[j], sizeof(double));
-}
-
-static void get_q(const qss_engine *e, int32_t n, int offset, double *col) {
-    for (int32_t j = 0; j < n; j++)
-        memcpy(&col[j], (const char *)&e->q[j] + offset, sizeof(double));
-}
-
-static void put_q(qss_engine *e, int32_t n, int offset, const double *col) {
-    for (int32_t j = 0; j < n; j++)
-        memcpy((char *)&e->q[j] + offset, &col[j], sizeof(double));
+/* One field of the x or q records (the owned n of them, `size` bytes each)
+ * through the column buffer, by its byte offset in the record. */
+static int record_column(state_io *io, const char *name, double *col, void *records, size_t size,
+                         int32_t n, size_t offset) {
+    char *field = (char *)records + offset;
+    if (!io->loading)
+        for (int32_t j = 0; j < n; j++)
+            memcpy(&col[j], field + (size_t)j * size, sizeof(double));
+    if (io->field(io, name, col)) return -1;
+    if (io->loading)
+        for (int32_t j = 0; j < n; j++)
+            memcpy(field + (size_t)j * size, &col[j], sizeof(double));
+    return 0;
 }
 
 /* Entry w of every row (0 past a row's end). */
@@ -127,17 +121,17 @@ int eng_state_io(qss_engine *e, state_io *io) {
     int rc = 0;
     for (int k = 0; rc == 0 && k <= e->order; k++) {
         snprintf(name, sizeof name, "x%d", k);
-        rc = column(io, name, col, e, get_x, put_x,
-                    (int)(offsetof(qss_x, c) + (size_t)k * sizeof(double)));
+        rc = record_column(io, name, col, e->x, sizeof *e->x, e->n,
+                           offsetof(qss_x, c) + (size_t)k * sizeof(double));
     }
     for (int k = 0; rc == 0 && k < e->order; k++) {
         snprintf(name, sizeof name, "q%d", k);
-        rc = column(io, name, col, e, get_q, put_q,
-                    (int)(offsetof(qss_q, c) + (size_t)k * sizeof(double)));
+        rc = record_column(io, name, col, e->q, sizeof *e->q, e->n,
+                           offsetof(qss_q, c) + (size_t)k * sizeof(double));
     }
-    rc = rc || column(io, "tx", col, e, get_x, put_x, (int)offsetof(qss_x, tx)) ||
-         column(io, "tq", col, e, get_q, put_q, (int)offsetof(qss_q, tq)) ||
-         column(io, "dq", col, e, get_x, put_x, (int)offsetof(qss_x, dq)) ||
+    rc = rc || record_column(io, "tx", col, e->x, sizeof *e->x, e->n, offsetof(qss_x, tx)) ||
+         record_column(io, "tq", col, e->q, sizeof *e->q, e->n, offsetof(qss_q, tq)) ||
+         record_column(io, "dq", col, e->x, sizeof *e->x, e->n, offsetof(qss_x, dq)) ||
          column(io, "next", col, e, get_next, put_next, 0);
     if (rc == 0 && e->diag) rc = io->field(io, "diag", e->diag);
     /* a checkpoint from before the unseen check's ages: none checked yet */
