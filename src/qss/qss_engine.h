@@ -211,8 +211,9 @@ void eng_unseen_before(qss_engine *e, int32_t j, double t, unseen_before *b);
  * act: j's next time within the floor or beyond twice the cap, or (f not
  * yet measured) an input's event scheduled before j's next one (it
  * re-evaluates x_j and reschedules j). A measurement updates checked_age,
- * and where that lengthens j's age limit, schedules j again (the method's
- * reschedule) before the cap. */
+ * and where that lengthens j's age limit and the check vouches for
+ * AGE_GROWTH times the new one, schedules j again (the method's reschedule)
+ * before the cap. */
 double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b);
 /* Next time by the QSS rule (|x - q| = dq) and by the LIQSS rule (x meets q,
  * or |x - q| = eng_exit_quanta dq); both schedule j. */
