@@ -41,6 +41,7 @@ add_library(qmol::deps ALIAS qmol_deps)
 target_link_libraries(qmol_deps INTERFACE
   MPI::MPI_C OpenMP::OpenMP_C
   SUNDIALS::cvode_shared SUNDIALS::nvecparallel_shared SUNDIALS::nvecserial_shared
+  SUNDIALS::nvecopenmp_shared SUNDIALS::nvecmpiplusx_shared
   SUNDIALS::sunlinsolklu_shared SUNDIALS::sunmatrixsparse_shared
   SUNDIALS::sunlinsolband_shared SUNDIALS::sunmatrixband_shared
   SUNDIALS::sunlinsolspgmr_shared

@@ -1,9 +1,10 @@
 /* cvode_block.c: creating, advancing and releasing one CVODE-BDF instance.
  *
- * One CVODE instance on an NVECTOR_PARALLEL vector: over MPI_COMM_SELF on one
- * rank, over the halo's communicator on P ranks, each rank holding its owned
- * states. Set-up that fails on one rank only is agreed on before the next
- * collective call, so that all ranks return the same rc and message.
+ * One CVODE instance on a distributed vector (cvode_vector.c: NVECTOR_PARALLEL,
+ * or threaded for large blocks): over MPI_COMM_SELF on one rank, over the
+ * halo's communicator on P ranks, each rank holding its owned states. Set-up that fails on one rank
+ * only is agreed on before the next collective call, so that all ranks return the same rc and
+ * message.
  */
 #include "comm/agree.h"
 #include "core/initial.h"
@@ -11,7 +12,6 @@
 #include "cvode/cvode_internal.h"
 
 #include <cvode/cvode.h>
-#include <nvector/nvector_parallel.h>
 #include <sundials/sundials_context.h>
 
 #include <math.h>
@@ -99,10 +99,11 @@ static int create_local(cvode_block *b, linsol_id which, char *err, size_t errle
         return -1;
     }
     sunindextype global = (sunindextype)r->n_global;
-    b->y = N_VNew_Parallel(r->comm, (sunindextype)m->n, global, b->sunctx);
+    if (cvv_create(&b->state, r->comm, (sunindextype)m->n, global, r->nthreads, b->sunctx) == 0)
+        b->y = b->state.v;
     if (b->y) b->yk = N_VClone(b->y);
     if (!b->y || !b->yk) {
-        snprintf(err, errlen, "failed to create the CVODE parallel vectors (n=%d)", (int)m->n);
+        snprintf(err, errlen, "failed to create the CVODE vectors (n=%d)", (int)m->n);
         return -1;
     }
     double *x = N_VGetArrayPointer(b->y); /* NULL when this rank holds no state */
@@ -172,7 +173,7 @@ void cvode_block_close(cvode_block *b) {
     if (b->A) SUNMatDestroy(b->A);
     if (b->atol) N_VDestroy(b->atol);
     if (b->yk) N_VDestroy(b->yk);
-    if (b->y) N_VDestroy(b->y);
+    cvv_destroy(&b->state);
     cvpre_free(r);
     if (b->sunctx) SUNContext_Free(&b->sunctx);
     free(r->vals);

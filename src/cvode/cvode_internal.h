@@ -19,6 +19,7 @@
 #include "comm/halo.h"
 #include "core/integrator.h"
 #include "cvode/cvode_ilu.h"
+#include "cvode/cvode_vector.h"
 
 #include <mpi.h>
 #include <sundials/sundials_linearsolver.h>
@@ -93,6 +94,7 @@ typedef struct cvode_block {
     cv_run r;
     integrator_options o;
     SUNContext sunctx;
+    cv_vector state;      /* the vector CVODE integrates (y is state.v) */
     N_Vector y, yk, atol; /* atol: per-state absolute tolerances, or NULL */
     SUNMatrix A;
     SUNLinearSolver LS;

@@ -1,7 +1,10 @@
 /* main.c: the qmol binary: MPI around qmol_main (src/driver/cli.c, libqmol). */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "qmol_main.h"
 
 #include <mpi.h>
+#include <omp.h>
+#include <sched.h>
 #include <stdlib.h>
 
 /* True when a launcher (mpirun, srun, hydra) started this process: each sets
@@ -34,9 +37,30 @@ static void prefer_quick_singleton(void) {
     setenv("OMPI_MCA_sharedfp", "^sm", 0);
 }
 
+/* OpenMP threads per rank (CVODE's rows and vectors), unless OMP_NUM_THREADS
+ * says: the cores this process may run on, shared by the ranks on its node.
+ * libgomp's default, every core the process may use, put 2 threads on each
+ * of 4 unbound ranks on 2 cores, whose idle threads spin on the cores the
+ * others need. Collective (the node's ranks are counted). */
+static void share_cores_among_ranks(void) {
+    MPI_Comm node;
+    int ranks_here = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_size(node, &ranks_here);
+        MPI_Comm_free(&node);
+    }
+    if (getenv("OMP_NUM_THREADS")) return;
+    cpu_set_t mine;
+    int cores = sched_getaffinity(0, sizeof mine, &mine) == 0 ? CPU_COUNT(&mine) : 1;
+    int threads = cores / (ranks_here > 0 ? ranks_here : 1);
+    omp_set_num_threads(threads > 1 ? threads : 1);
+}
+
 int main(int argc, char **argv) {
     prefer_quick_singleton();
     MPI_Init(&argc, &argv);
+    share_cores_among_ranks();
     int rc = qmol_main(argc, argv);
     MPI_Finalize();
     return rc;

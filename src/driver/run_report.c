@@ -1,6 +1,9 @@
 /* run_report.c: the summary a finished run prints (run_internal.h). */
 #include "core/integrator_registry.h"
+#include "cvode/cvode_vector.h"
 #include "driver/run_internal.h"
+
+#include <omp.h>
 
 #include <stdio.h>
 #include <sys/resource.h>
@@ -117,6 +120,12 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
     printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples%s\n", c->problem,
            (long long)p->n, m->name, c->reltol, c->abstol, p->t0, c->tf, (long long)c->samples,
            solver);
+    if (integrator_has(m, INTEGRATOR_BDF)) {
+        int threads = omp_get_max_threads();
+        int vectors = integrator_has(m, INTEGRATOR_BDF_ALL) && cvv_threads_for(p->n, size, threads);
+        printf("  %d OpenMP thread%s per rank for CVODE's rows%s\n", threads,
+               threads > 1 ? "s" : "", vectors ? " and vectors" : "");
+    }
     const char *max = size > 1 ? "(slowest rank)" : "";
     printf("  wall time\n");
     wall_row("set-up", s->wall_setup - s->wall_partition, s->wall_total, "problem, model, file");

@@ -25,6 +25,7 @@
  */
 #include "core/integrator_registry.h"
 #include "core/layout.h"
+#include "cvode/cvode_vector.h"
 #include "problems/registry.h"
 #include "tests/support/run_support.h"
 #include "tests/support/test_support.h"
@@ -391,6 +392,35 @@ static void failures_agree(void **state) {
     dist_free(d);
 }
 
+/* heat2d 256 x 256: every P <= 4 holds at least CV_THREADED_MIN_ROWS states
+ * per rank, so CVODE's vectors are NVECTOR_OPENMP under MPIPLUSX with sums
+ * in fixed parts: within 1e-6 of the exact solution (tol 1e-7), and on
+ * P <= 2, 1 and 2 threads give bit-identical samples (on 3 and 4 ranks of
+ * the 2-core machine 2 threads each spin on each other's cores: 50-60 s
+ * instead of 3). */
+static void threaded_vectors(void **state) {
+    (void)state;
+    const char *sets[] = {"nx=256", "ny=256"};
+    int saved = omp_get_max_threads();
+    assert_true(cvv_threads_for(256 * 256, test_nranks(), 2) == 2);
+    assert_true(cvv_threads_for(16383 * test_nranks(), test_nranks(), 2) == 0);
+    omp_set_num_threads(1);
+    dist_run *a = dist_run_solver("heat2d", sets, 2, PARTITION_METIS, 1e-7, 0.002, 2, 1,
+                                  LINSOL_SPGMR, PRECOND_ILU);
+    omp_set_num_threads(test_nranks() <= 2 ? 2 : 1);
+    dist_run *b = dist_run_solver("heat2d", sets, 2, PARTITION_METIS, 1e-7, 0.002, 2, 1,
+                                  LINSOL_SPGMR, PRECOND_ILU);
+    omp_set_num_threads(saved);
+    if (!same_samples(a, b)) fail_msg("heat2d 256x256: 1 and 2 threads differ");
+    double e = max_exact_error(b);
+    printf("heat2d 256x256, %d ranks, threaded vectors: max error %g, %lld steps\n", test_nranks(),
+           e, (long long)b->st.nst);
+    if (!(e < 1e-6)) fail_msg("heat2d 256x256, %d ranks: max error %g", test_nranks(), e);
+    check_stats(b);
+    dist_free(a);
+    dist_free(b);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(heat2d_exact),
     cmocka_unit_test(heat2d_exact_each_precond),
@@ -399,6 +429,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(adr2d_against_reference_each_precond),
     cmocka_unit_test(repeat_is_bit_identical),
     cmocka_unit_test(threads_do_not_change_results),
+    cmocka_unit_test(threaded_vectors),
     cmocka_unit_test(failures_agree),
 };
 
