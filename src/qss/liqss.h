@@ -8,8 +8,11 @@
 /* The new q_i (first order) from x_i at t, its derivative and A_ii. */
 double liqss1_choose(const qss_engine *e, int32_t i, double t);
 
-/* The new q_i and slope (improved LIQSS2, closed form of Eq. 5.1) from x_i at
- * t and the current q_i; returns the step h (INFINITY at equilibrium). */
+/* The new q_i and slope from x_i at t and the current q_i: the equilibrium
+ * of the scalar linear model where it is within a quantum (improved LIQSS2,
+ * closed form of Eq. 5.1), else q a quantum from x with the slope that
+ * carries q - x across 0 to its turn at h, where q's slope is x's (liqss.c:
+ * CROSS_REACH). Returns h (INFINITY at equilibrium). */
 double liqss2_choose(const qss_engine *e, int32_t i, double t, double *q, double *qdot);
 
 /* Diagonal Jacobian estimate used by the choice (0 when f_i does not read x_i;

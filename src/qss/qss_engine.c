@@ -494,68 +494,34 @@ void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
     heap_update(&e->heap, j, t + next_interval(e, j, t, s));
 }
 
-/* Fraction of the quantum within which x counts as having met q. The
- * improved LIQSS2 aims q at x with x's own slope at the meeting time, so the
- * two meet tangentially: d(s) = q - x has a double root there, which rounding
- * or a small model error turns into a near miss. The event would then wait
- * for x to leave q (AWAY_LIMIT2), and stiff equilibria turn into a slow sawtooth. A
- * wider band meets early, a narrower one misses more: mLIQSS2 events, adr1d
- * N = 1000 / 2000 / 3000 / 5000 / 10000 / 20000 and adr2d 100 x 100, with
- * 0.01: 70,919 / 145,151 / 248,309 / 1.25e6 / 728,536 / 1.01e8 / 760,560;
- * with 0.003: 65,065 / 134,776 / 227,054 / 775,134 / 733,028 / 9.73e7 /
- * 711,697 (e_rr unchanged: adr1d 1.49e-3, adr2d 9.5e-4); 0.002 and 0.001
- * brought N = 5000 back to 1.3e6. */
-#define MEET_TOLERANCE 0.003
-/* The band is aimed at only from outside twice its width: a q chosen just
- * outside it (an equilibrium choice can land anywhere) would "meet" x after a
- * time that rounds to zero, and the same choice would repeat forever (adr2d
- * 1000^2 mLIQSS2 stalled at t = 0.199 with |x - q| = 1.0000000000000025 times
- * the band). Inside 2 bands the exact crossing x = q is the meeting. */
 /* How far x may move from q, in quanta, before a second-order state has its
  * next event. The thesis (and ALGORITHMS.md 2.4) lets |q - x| reach 2 dQ;
  * qmol, as the public QSS Solver's LIQSS2, fires as soon as x leaves the
  * distance dQ at which the choice put q (a hair more, so that the choice
- * itself, at exactly dQ, is not an exit). With 2 dQ a near miss of the
- * tangential meeting let q's slope carry it past the equilibrium while x
- * drifted a second quantum, and every state behind adr1d's front cycled so
- * forever (N = 10000, tol = abstol = 1e-3: 4.3e7 events, 1,300 per unit
- * time per state after the front had passed; a rule that fired at the
- * closest approach after a miss only moved the cycle to N = 20000: 8.5e7
- * events). The hair matters too: each exit moves q by about it, and on a
- * grid whose couplings almost cancel the diagonal (adr1d N = 20000) that
- * move starts the neighbours' exits: LIQSS2 events there with 1.3, 1.1,
- * 1.01, 1.001, 1.0001: 2.1e8, 1.1e8, 2.6e7, 4.6e6, 2.6e6 (N = 1000:
- * 34,750 .. 30,680; adr2d 100 x 100 within 5%). */
+ * itself, at exactly dQ, is not an exit). With 2 dQ, when q still met x
+ * tangentially (liqss.c: CROSS_REACH), a near miss of the meeting let q's
+ * slope carry it past the equilibrium while x drifted a second quantum,
+ * and every state behind adr1d's front cycled so forever (N = 10000,
+ * tol = abstol = 1e-3: 4.3e7 events, 1,300 per unit time per state after
+ * the front had passed). The hair matters too: each exit moves q by about
+ * it, and on a grid whose couplings almost cancel the diagonal (adr1d
+ * N = 20000) that move starts the neighbours' exits: LIQSS2 events there
+ * with 1.3, 1.1, 1.01, 1.001, 1.0001: 2.1e8, 1.1e8, 2.6e7, 4.6e6, 2.6e6
+ * (N = 1000: 34,750 .. 30,680; adr2d 100 x 100 within 5%). */
 #define AWAY_LIMIT2 (1.0001 * eng_exit_quanta(2))
 
-/* Whether x - q = d(s), a quadratic, stays strictly inside +-bound on
- * [0, meet] (meet finite): then x meets q before it can leave, and the exit
- * time, a second quadratic solve, is not needed. Between 0 and meet d moves
- * monotonically towards q except across its extremum d_ext at s_ext (s_ext
- * NaN when d is a straight line). */
-static int meets_before_exit(double d0, double meet, double bound, double s_ext, double d_ext) {
-    if (!(meet < INFINITY) || !(fabs(d0) < bound)) return 0;
-    if (!(s_ext > 0.0 && s_ext < meet)) return 1;
-    return fabs(d_ext) < (1.0 - 1e-12) * bound;
-}
-
-/* Order 2: the same rule with the quadratic solves inlined. */
+/* Order 2: the exit only. The choice aims q - x through 0 to a turn inside
+ * the quantum (liqss.c: CROSS_REACH), so x meeting q is no reason for an
+ * event. Keeping the meeting event (within 0.003 dQ) for the states whose q
+ * is an equilibrium or a pair step's changed adr1d N = 1000 LIQSS2 by 14
+ * events in 25,779, mLIQSS2 by 9 in 24,317 (a reach of 0.9). Where the
+ * states settle to an equilibrium they now do so where an exit left x, up
+ * to a quantum from q: offdiag-stiff LIQSS2 e_rr 1.6e-5 -> 9.2e-4 (the
+ * same with a tangential q, CROSS_REACH 0). */
 static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
     double d[4];
     difference_at(e, j, t, d);
-    double dq = e->x[j].dq, tangency = MEET_TOLERANCE * dq;
-    double meet =
-        fabs(d[0]) > 2.0 * tangency
-            ? poly2_min_positive_root(d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2])
-            : poly2_min_positive_root(d[0], d[1], d[2]);
-    /* d's extremum (x's closest approach to q or farthest excursion) */
-    double s_ext = d[2] != 0.0 ? -d[1] / (2.0 * d[2]) : NAN;
-    double d_ext = d[0] + s_ext * (d[1] + s_ext * d[2]);
-    double next = meet;
-    if (!meets_before_exit(d[0], meet, AWAY_LIMIT2 * dq, s_ext, d_ext)) {
-        double away = poly2_first_exit(d[0], d[1], d[2], AWAY_LIMIT2 * dq);
-        if (away < next) next = away;
-    }
+    double next = poly2_first_exit(d[0], d[1], d[2], AWAY_LIMIT2 * e->x[j].dq);
     heap_update(&e->heap, j, t + next_interval(e, j, t, next));
 }
 
@@ -566,14 +532,7 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t) {
     }
     double d[4];
     difference_at(e, j, t, d);
-    double meet;
-    double tangency = MEET_TOLERANCE * e->x[j].dq;
-    if (e->order >= 2 && fabs(d[0]) > 2.0 * tangency) {
-        double c[4] = {d[0] - (d[0] > 0.0 ? tangency : -tangency), d[1], d[2], d[3]};
-        meet = poly_min_positive_root(c, e->order);
-    } else {
-        meet = poly_min_positive_root(d, e->order);
-    }
+    double meet = poly_min_positive_root(d, e->order);
     double away = poly_first_exit(d, e->order, eng_exit_quanta(e->order) * e->x[j].dq);
     heap_update(&e->heap, j, t + next_interval(e, j, t, meet < away ? meet : away));
 }

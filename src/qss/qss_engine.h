@@ -215,8 +215,9 @@ void eng_unseen_before(qss_engine *e, int32_t j, double t, unseen_before *b);
  * AGE_GROWTH times the new one, schedules j again (the method's reschedule)
  * before the cap. */
 double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b);
-/* Next time by the QSS rule (|x - q| = dq) and by the LIQSS rule (x meets q,
- * or |x - q| = eng_exit_quanta dq); both schedule j. */
+/* Next time by the QSS rule (|x - q| = dq) and by the LIQSS rule (order 1:
+ * x meets q, or |x - q| = eng_exit_quanta dq; order 2: |x - q| leaves
+ * eng_exit_quanta dq, the choice aiming q through x); both schedule j. */
 void eng_schedule_qss(qss_engine *e, int32_t j, double t);
 void eng_schedule_liqss(qss_engine *e, int32_t j, double t);
 /* Whether f_i reads x_i: then propagating q_i's change re-evaluates and
