@@ -191,16 +191,15 @@ def stop_and_resume(args, s, name, options, fails, reference=None):
         fails.append("%s: stop exit %d (%r), resumed exit %d: %s"
                      % (name, p.returncode, stderr, r.returncode, r.stderr))
         return
-    e = err_rr(states(os.path.join(where, "run.h5"))[1],
-               states(os.path.join(where, "full.h5"))[1])
+    run, full = (states(os.path.join(where, f))[1] for f in ("run.h5", "full.h5"))
+    e = err_rr(run, full)
     print("%s on 2 ranks: stopped at t=%g, resumed: e_rr %.3e (tol %g)" % (name, t_stop, e, TOL))
     if reference is None:
         if not e <= TOL:
             fails.append("%s resumed: e_rr %.3e > tol" % (name, e))
         return
     ref = states(reference)[1]
-    e_full = err_rr(states(os.path.join(where, "full.h5"))[1], ref)
-    e_run = err_rr(states(os.path.join(where, "run.h5"))[1], ref)
+    e_full, e_run = err_rr(full, ref), err_rr(run, ref)
     print("%s against the reference: uninterrupted %.3e, resumed %.3e (bound %g)"
           % (name, e_full, e_run, AUTO_C * TOL))
     if not (e_run <= AUTO_C * TOL and e_full <= AUTO_C * TOL):

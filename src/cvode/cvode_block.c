@@ -2,9 +2,9 @@
  *
  * One CVODE instance on a distributed vector (cvode_vector.c: NVECTOR_PARALLEL,
  * or threaded for large blocks): over MPI_COMM_SELF on one rank, over the
- * halo's communicator on P ranks, each rank holding its owned states. Set-up that fails on one rank
- * only is agreed on before the next collective call, so that all ranks return the same rc and
- * message.
+ * halo's communicator on P ranks, each rank holding its owned states.
+ * Set-up that fails on one rank only is agreed on before the next collective
+ * call, so that all ranks return the same rc and message.
  */
 #include "comm/agree.h"
 #include "core/initial.h"

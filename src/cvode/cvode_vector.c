@@ -95,13 +95,13 @@ static sunrealtype wsqrsum_mask_local(N_Vector x, N_Vector w, N_Vector id) {
     return add_parts(partial, s.n_parts);
 }
 
-/* The local part's sums in fixed parts; the fused multi-vector sum (which
- * would add by thread) is left out, so that callers fall back to dot_local. */
+/* The local sums MPIPLUSX asks of its part, in fixed parts; the fused
+ * multi-vector sum (which would add by thread) is left out, so that callers
+ * fall back to dot_local. */
 static void order_sums(N_Vector local) {
     local->ops->nvdotprodlocal = dot_local;
     local->ops->nvwsqrsumlocal = wsqrsum_local;
     local->ops->nvwsqrsummasklocal = wsqrsum_mask_local;
-    local->ops->nvdotprod = dot_local;
     local->ops->nvdotprodmulti = NULL;
     local->ops->nvdotprodmultilocal = NULL;
 }
@@ -125,10 +125,6 @@ int cvv_create(cv_vector *x, MPI_Comm comm, sunindextype n_local, sunindextype n
     order_sums(x->local);
     x->v = N_VMake_MPIPlusX(comm, x->local, sunctx);
     return x->v ? 0 : -1;
-}
-
-int cvv_threaded(const cv_vector *x) {
-    return x->local != NULL;
 }
 
 void cvv_destroy(cv_vector *x) {

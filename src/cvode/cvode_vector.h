@@ -33,8 +33,6 @@ int cvv_threads_for(int64_t n_global, int nranks, int nthreads);
  * communicator's size). Returns 0, or -1 (out of memory). */
 int cvv_create(cv_vector *x, MPI_Comm comm, sunindextype n_local, sunindextype n_global,
                int nthreads, SUNContext sunctx);
-/* Whether x runs on threads (its local part is NVECTOR_OPENMP). */
-int cvv_threaded(const cv_vector *x);
 void cvv_destroy(cv_vector *x);
 
 #endif
