@@ -455,6 +455,18 @@ def group_bad_input(group):
     no_args.check("usage" in err, "expected the usage on stderr")
     no_args.check(out == "", "expected nothing on stdout")
     cases.append(no_args)
+    usage = Case(group, "run_usage_defaults")
+    rc, out, err = usage.qmol(["run", "--help"], cwd=case_dir(group, "run_usage_defaults"))
+    # the options table's defaults, shown once after each option's help
+    for line in ("--tol T               relative tolerance / quantum (default 1e-3)",
+                 "--max-order N         CVODE BDF maximum order, 1..5 (default 5)",
+                 "--qss-method M        mixed: the QSS block's method (default mliqss2)"):
+        usage.check(rc == 0 and line in out, f"usage lacks {line!r}: {out!r}")
+    usage.check(re.search(r"--method M +qss1 .* auto \(default mliqss2\)\n", out) is not None,
+                f"usage does not give --method's default: {out!r}")
+    twice = [l for l in out.splitlines() if l.count("default") > 1]
+    usage.check(not twice, f"a default said twice: {twice}")
+    cases.append(usage)
     # independent processes: run a few at a time to stay well under 30 s
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
         cases += list(pool.map(lambda spec: run_bad_case(group, spec),
@@ -658,8 +670,9 @@ def group_plugin(group):
     if check_produced(case, path, rc, args, out, err):
         check_h5(case, path, 40, 3, 0.0, 1.0)  # two species per node
         with h5py.File(path, "r") as f:
+            # the options table's defaults: method and tol
             check_attrs(case, f, {"problem": PLUGIN_PROBLEM, "method": "mliqss2",
-                                  "param.N": 20.0, "components": 2})
+                                  "reltol": 1e-3, "param.N": 20.0, "components": 2})
             for p in PLUGIN_PARAMS:
                 case.check(f"param.{p}" in f.attrs, f"attribute 'param.{p}' missing")
     return [case, undeclared_time(group), unseen_coupled(group), unseen_tiny(group)]

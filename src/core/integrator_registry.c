@@ -155,10 +155,6 @@ const integrator_def *integrator_by_name(const char *name) {
     return NULL;
 }
 
-const integrator_def *integrator_default(void) {
-    return integrator_by_name("mliqss2");
-}
-
 void integrator_names(char *buf, size_t len, int qss_only) {
     size_t used = 0;
     buf[0] = '\0';

@@ -96,8 +96,6 @@ typedef struct integrator_def {
 const integrator_def *integrator_by_id(int id);
 /* The entry of a name (case-insensitive), or NULL. */
 const integrator_def *integrator_by_name(const char *name);
-/* The default --method and --qss-method (mliqss2; a QSS method). */
-const integrator_def *integrator_default(void);
 /* The names, space-separated in the registry's order, into buf: all, or
  * (qss_only) those of the QSS methods (the --qss-method choices). */
 void integrator_names(char *buf, size_t len, int qss_only);

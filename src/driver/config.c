@@ -161,16 +161,9 @@ static int load_ini(run_config *c, const char *flag, const char *path, char *err
 
 static void defaults(run_config *c) {
     memset(c, 0, sizeof *c);
-    c->method = integrator_default();
-    c->reltol = 1e-3;
+    run_options_defaults(c);
+    /* computed later when not given */
     c->tf = NAN;
-    c->samples = 20;
-    c->use_jacobian = 1;
-    c->linsol = LINSOL_AUTO;
-    c->max_order = 5;
-    c->keep_last_window = 1;
-    c->qss_method = integrator_default();
-    c->coupling = COUPLING_HISTORY;
     c->assign_depth = -1;
     c->progress = -1.0;
 }

@@ -47,7 +47,7 @@ typedef struct run_config {
     int64_t coarsen_above;                 /* 0: the partitioner's default */
     int pieces;                            /* METIS pieces per rank, 0: the method's default */
     /* --method mixed */
-    const integrator_def *qss_method; /* the QSS block's method (default mliqss2) */
+    const integrator_def *qss_method; /* the QSS block's method */
     char *bdf_rule;                   /* --bdf RULE */
     char *bdf_file;                   /* --bdf-file PATH */
     int assign_auto;                  /* --assign auto */
@@ -61,9 +61,9 @@ typedef struct run_config {
     double checkpoint_sim, checkpoint_wall; /* --checkpoint-every: one > 0, or both 0 */
     int checkpoint_off;                     /* --checkpoint-every off: not even the default */
     char *checkpoint_file;                  /* NULL: the output's name with .ckpt.h5 */
-    int keep_last_window; /* --keep-last-window on (default): a failed run's checkpoint is
-                             its last good window (last_window.h) */
-    char *restart;        /* --restart CKPT, or NULL */
+    int keep_last_window;                   /* --keep-last-window on: a failed run's checkpoint is
+                                               its last good window (last_window.h) */
+    char *restart;                          /* --restart CKPT, or NULL */
     /* --restart: the checkpoint's time, next sample and number of states,
      * read with its stored arguments (cli.c), once */
     double restart_t;

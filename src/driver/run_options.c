@@ -26,14 +26,16 @@ struct run_option {
     const char *help;    /* usage text: '\n' starts a continuation line; {methods} and
                           * {qss-methods} at its start are the method names */
     option_setter set;
-    size_t field;      /* offsetof(run_config, ...) for the shared setters */
-    double lo, hi;     /* numbers: the range, lo excluded when lo_open */
-    int lo_open;       /* numbers: lo itself not allowed */
-    int wide;          /* counts: an int64_t field (else int) */
-    const char *names; /* choices: space-separated names ... */
-    const int *values; /* ... and the value each stores (an int field) */
-    const char *must;  /* the complaint about a bad value */
-    int on_restart;    /* may be given with --restart (the others come from the checkpoint) */
+    size_t field;        /* offsetof(run_config, ...) for the shared setters */
+    double lo, hi;       /* numbers: the range, lo excluded when lo_open */
+    int lo_open;         /* numbers: lo itself not allowed */
+    int wide;            /* counts: an int64_t field (else int) */
+    const char *names;   /* choices: space-separated names ... */
+    const int *values;   /* ... and the value each stores (an int field) */
+    const char *must;    /* the complaint about a bad value */
+    int on_restart;      /* may be given with --restart (the others come from the checkpoint) */
+    const char *initial; /* the default, as a value the setter takes; the usage shows it
+                          * as "(default X)". NULL: none, or one computed later */
 };
 
 #define FIELD(f) offsetof(run_config, f)
@@ -300,9 +302,9 @@ static const run_option options[] = {
      .field = FIELD(problem), TEXT("problem name")},
     {"set", "KEY=VALUE", "problem parameter (repeatable)", .set = set_assignment,
      .must = "expected KEY=VALUE"},
-    {"method", "M", "{methods}\n(default mliqss2)", .set = set_method, .field = FIELD(method)},
-    {"qss-method", "M", "mixed: the QSS block's method (default mliqss2)", .set = set_method,
-     .field = FIELD(qss_method)},
+    {"method", "M", "{methods}", .set = set_method, .field = FIELD(method), .initial = "mliqss2"},
+    {"qss-method", "M", "mixed: the QSS block's method", .set = set_method,
+     .field = FIELD(qss_method), .initial = "mliqss2"},
     {"bdf", "RULE",
      "mixed: states for BDF, e.g. \"x>5\", \"i>=500 && i<900\"\n(i state id, x y z grid "
      "coordinates, c component)",
@@ -322,15 +324,15 @@ static const run_option options[] = {
      "handlers (default 3)",
      .set = set_count, .field = FIELD(assign_depth), .lo = 0, .hi = 1000000,
      .must = "must be a whole number in [0, 1000000] (hops)"},
-    {"coupling", "C", "mixed: how BDF reads QSS inputs: history (default),\ninterp or sample",
-     .field = FIELD(coupling),
+    {"coupling", "C", "mixed: how BDF reads QSS inputs: history,\ninterp or sample",
+     .field = FIELD(coupling), .initial = "history",
      CHOICE("history interp sample", coupling_values, "must be interp, sample or history")},
-    {"tol", "T", "relative tolerance / quantum (default 1e-3)", .set = set_tol},
+    {"tol", "T", "relative tolerance / quantum", .set = set_tol, .initial = "1e-3"},
     {"abstol", "A", "absolute tolerance / minimum quantum (default: tol/10)", .set = set_abstol},
     {"tf", "TF", "final time (default: the problem's)", .set = set_tf,
      .must = "must be a finite number"},
-    {"samples", "K", "output at t0 + (tf-t0) k/K, k = 1..K (default 20)", .set = set_samples,
-     .field = FIELD(samples), .lo = 1, .hi = 100000000, .wide = 1,
+    {"samples", "K", "output at t0 + (tf-t0) k/K, k = 1..K", .set = set_samples,
+     .field = FIELD(samples), .initial = "20", .lo = 1, .hi = 100000000, .wide = 1,
      .must = "must be a whole number in [1, 100000000]"},
     {"sample-times", "LIST",
      "output at these times instead (comma-separated, increasing,\nin (t0, tf], the last one "
@@ -347,22 +349,22 @@ static const run_option options[] = {
      "replace an existing output, its XDMF file and checkpoint,\nand discard a stopped run's "
      "OUTPUT.partial",
      .set = set_bool, .field = FIELD(overwrite), .must = "must be true or false (or yes/no, 1/0)"},
-    {"jacobian", "J", "analytic (default, when the problem has one) or numeric",
-     .field = FIELD(use_jacobian),
+    {"jacobian", "J", "analytic (when the problem has one) or numeric",
+     .field = FIELD(use_jacobian), .initial = "analytic",
      CHOICE("analytic numeric", jacobian_values, "must be analytic or numeric")},
     {"linsol", "S",
-     "CVODE linear solver: auto (default: band for narrow\n1D rows, spgmr for 2D/3D grids, else "
+     "CVODE linear solver: auto (band for narrow\n1D rows, spgmr for 2D/3D grids, else "
      "klu; on several\nranks spgmr), klu, band, spgmr",
-     .field = FIELD(linsol),
+     .field = FIELD(linsol), .initial = "auto",
      CHOICE("auto klu band spgmr", linsol_values, "must be auto, klu, band or spgmr")},
     {"precond", "P",
      "CVODE spgmr preconditioner: auto (ilu), jacobi,\nblock-jacobi (KLU on pieces of <= 1024 "
      "owned rows),\nilu (ILU(0) of each rank's owned rows)",
-     .field = FIELD(precond),
+     .field = FIELD(precond), .initial = "auto",
      CHOICE("auto jacobi block-jacobi ilu", precond_values,
             "must be auto, jacobi, block-jacobi or ilu")},
-    {"max-order", "N", "CVODE BDF maximum order, 1..5 (default 5)", .set = set_count,
-     .field = FIELD(max_order), .lo = 1, .hi = 5, .must = "must be a whole number in [1, 5]"},
+    {"max-order", "N", "CVODE BDF maximum order, 1..5", .set = set_count, .field = FIELD(max_order),
+     .initial = "5", .lo = 1, .hi = 5, .must = "must be a whole number in [1, 5]"},
     {"partition", "P", "several ranks: metis (default), block, file:PATH", .set = set_partition,
      .field = FIELD(partition)},
     {"coarsen-above", "N", "METIS on a coarsened graph above N states (default 2e7)",
@@ -381,13 +383,13 @@ static const run_option options[] = {
      "place; 10 otherwise)",
      .set = set_real, .field = FIELD(progress), .lo = 0.0, .hi = DBL_MAX,
      .must = "must be a number of seconds >= 0 (0: every chance to report)", .on_restart = 1},
-    {"compress", "L", "deflate /states at level L (1..9; default 0: none)", .set = set_count,
-     .field = FIELD(compress), .lo = 0, .hi = 9,
+    {"compress", "L", "deflate /states at level L (1..9; 0: none)", .set = set_count,
+     .field = FIELD(compress), .initial = "0", .lo = 0, .hi = 9,
      .must = "must be a deflate level, a whole number in [0, 9]"},
     {"activity", "A",
-     "QSS and mixed: /activity/events per state over the run\n(total, default), also per "
+     "QSS and mixed: /activity/events per state over the run\n(total), also per "
      "sample interval (samples)",
-     .field = FIELD(activity_per_sample),
+     .field = FIELD(activity_per_sample), .initial = "total",
      CHOICE("total samples", activity_values, "must be total or samples")},
     {"checkpoint-every", "I",
      "write a checkpoint every I: of simulated time as t=0.5,\nof wall time as 600s, 10m, 2h; "
@@ -399,11 +401,11 @@ static const run_option options[] = {
     {"checkpoint-file", "F", "the checkpoint (default: the output with .ckpt.h5)",
      .field = FIELD(checkpoint_file), TEXT("file name"), .on_restart = 1},
     {"keep-last-window", "W",
-     "on (default): keep a copy of the last window end in\nmemory (16 bytes per state for cvode "
+     "on: keep a copy of the last window end in\nmemory (16 bytes per state for cvode "
      "and mixed, 80-170\nfor QSS methods; at most 2% more time), the checkpoint a\nfailed run "
      "leaves; off: it leaves the last periodic one",
      .field = FIELD(keep_last_window), CHOICE("off on", on_off_values, "must be on or off"),
-     .on_restart = 1},
+     .on_restart = 1, .initial = "on"},
     {"restart", "CKPT.h5",
      "resume a stopped run from its checkpoint (its options come\nfrom the checkpoint; "
      "--checkpoint-every, --checkpoint-file,\n--keep-last-window, --progress, --quiet, "
@@ -489,6 +491,18 @@ int run_option_apply(run_config *c, const run_option *o, const char *value, cons
     }
 }
 
+void run_options_defaults(run_config *c) {
+    char why[256];
+    for (size_t k = 0; k < NOPTIONS; k++) {
+        const run_option *o = &options[k];
+        if (o->initial && o->set(c, o, o->initial, why, sizeof why) != SET_OK) {
+            fprintf(stderr, "qmol: internal error: default of --%s: %s\n", o->name, why);
+            abort();
+        }
+    }
+    c->samples_given = 0; /* set_samples marks a given value */
+}
+
 void run_options_list(char *buf, size_t len, int cli) {
     size_t used = 0;
     buf[0] = '\0';
@@ -502,8 +516,9 @@ void run_options_list(char *buf, size_t len, int cli) {
     }
 }
 
-/* One usage entry: "  --name METAVAR" in 22 columns, then the help lines. */
-static void print_entry(const char *left, const char *help) {
+/* One usage entry: "  --name METAVAR" in 22 columns, then the help lines
+ * and "(default X)" after the last when there is one. */
+static void print_entry(const char *left, const char *help, const char *initial) {
     char names[256];
     printf("  %-20s", left);
     for (const char *line = help; line;) {
@@ -513,10 +528,12 @@ static void print_entry(const char *left, const char *help) {
         int qss_only = !strncmp(text, "{qss-methods}", 13);
         if (qss_only || !strncmp(text, "{methods}", 9)) {
             integrator_names(names, sizeof names, qss_only);
-            printf("  %s\n", names);
+            printf("  %s", names);
         } else {
-            printf("  %.*s\n", len, text);
+            printf("  %.*s", len, text);
         }
+        if (!nl && initial) printf(" (default %s)", initial);
+        printf("\n");
         line = nl ? nl + 1 : NULL;
         if (line) printf("  %-20s", "");
     }
@@ -525,12 +542,12 @@ static void print_entry(const char *left, const char *help) {
 void run_options_usage(void) {
     printf("usage: qmol run --problem NAME|PLUGIN.so [options]\n");
     print_entry("-c, --config FILE",
-                "INI file: [run] options, [problem] parameters (command line wins)");
+                "INI file: [run] options, [problem] parameters (command line wins)", NULL);
     for (size_t k = 0; k < NOPTIONS; k++) {
         char left[64];
         const run_option *o = &options[k];
         snprintf(left, sizeof left, "--%s%s%s", o->name, o->metavar ? " " : "",
                  o->metavar ? o->metavar : "");
-        print_entry(left, o->help);
+        print_entry(left, o->help, o->initial);
     }
 }

@@ -37,6 +37,9 @@ int run_option_in_ini(const run_option *o);
  * Returns 0, or 2 with a one-line message in err. */
 int run_option_apply(run_config *c, const run_option *o, const char *value, const char *where,
                      const char *sep, char *err, size_t errlen);
+/* Sets every option that has a default in the table to it (through the
+ * option's own check, so a default is a valid value by construction). */
+void run_options_defaults(run_config *c);
 /* "-c/--config, --problem, ..." (cli) or "problem, method, ..." (INI). */
 void run_options_list(char *buf, size_t len, int cli);
 /* Prints the usage of `qmol run`. */

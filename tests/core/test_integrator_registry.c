@@ -29,8 +29,6 @@ static void lookups(void **state) {
     assert_null(integrator_by_name("mliqss"));
     assert_null(integrator_by_name("mliqss22"));
     assert_null(integrator_by_name(""));
-    assert_true(integrator_is_qss(integrator_default()));
-    assert_ptr_equal(integrator_default(), integrator_by_name("mliqss2"));
 }
 
 static void names(void **state) {
