@@ -5,9 +5,11 @@
 #include <stdlib.h>
 
 double liqss_diag(const qss_engine *e, int32_t i) {
-    int64_t pos = e->m->diag_entry[i];
-    if (pos < 0) return 0.0;
-    double a = e->entry ? e->entry[pos] : e->diag[i];
+    double a = e->x[i].diag; /* LIQSS: 0 where row i does not read x_i */
+    if (e->entry) {
+        int64_t pos = e->m->diag_entry[i];
+        a = pos < 0 ? 0.0 : e->entry[pos];
+    }
     return (e->order >= 2 && a > 0.0) ? 0.0 : a;
 }
 
@@ -74,6 +76,7 @@ void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old) {
     const model *m = e->m;
     double dqi = eng_q_at(e, i, t) - q_old;
     int secant = !e->analytic_jac && dqi != 0.0;
+    eng_prefetch_deps(e, i);
     for (int64_t p = m->dep_ptr[i]; p < m->dep_ptr[i + 1]; p++) {
         int32_t j = m->dep_row[p];
         eng_advance_x(e, j, t);
@@ -85,7 +88,7 @@ void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old) {
             if (e->entry)
                 e->entry[m->dep_entry[p]] = est; /* j == i: the diagonal entry */
             else if (j == i)
-                e->diag[i] = est;
+                e->x[i].diag = est;
         }
     }
     if (!eng_reads_self(e, i)) eng_schedule_liqss(e, i, t);
@@ -93,8 +96,7 @@ void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old) {
 
 int liqss_setup(qss_engine *e, int all_entries) {
     if (!all_entries) {
-        e->diag = calloc((size_t)e->n, sizeof *e->diag);
-        if (!e->diag) return -1;
+        e->has_diag = 1; /* x[i].diag, 0 to start */
     }
     if (all_entries) {
         e->entry = calloc((size_t)(e->m->nnz ? e->m->nnz : 1), sizeof *e->entry);

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void eng_fail(qss_engine *e, const char *fmt, ...) {
     if (e->failed) return;
@@ -131,6 +132,17 @@ void eng_update_quantum(qss_engine *e, int32_t i) {
 
 /* ---- derivatives ------------------------------------------------------- */
 
+void eng_prefetch_deps(const qss_engine *e, int32_t i) {
+    const model *m = e->m;
+    for (int64_t p = m->dep_ptr[i]; p < m->dep_ptr[i + 1]; p++) {
+        int32_t j = m->dep_row[p];
+        __builtin_prefetch(&e->x[j]);
+        if (j < e->n) __builtin_prefetch(&e->heap.time[j]);
+        for (int64_t k = m->row_ptr[j]; k < m->row_ptr[j + 1]; k++)
+            __builtin_prefetch(&e->q[m->row_col[k]]);
+    }
+}
+
 /* Gathers q (and its slope and half curvature) of row j at t into scratch. */
 static int gather_row(qss_engine *e, int32_t j, double t) {
     const model *m = e->m;
@@ -206,8 +218,14 @@ static void store_estimates(qss_engine *e, int32_t j, int len) {
         double *entry = e->entry + m->row_ptr[j];
         for (int k = 0; k < len; k++)
             entry[k] = e->dfdv[k];
-    } else if (e->diag && m->diag_entry[j] >= 0)
-        e->diag[j] = e->dfdv[m->diag_entry[j] - m->row_ptr[j]];
+    } else if (e->has_diag) { /* the row's own column: no look-up in diag_entry */
+        const int32_t *cols = m->row_col + m->row_ptr[j];
+        for (int k = 0; k < len; k++)
+            if (cols[k] == j) {
+                e->x[j].diag = e->dfdv[k];
+                break;
+            }
+    }
 }
 
 double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area) {
@@ -283,7 +301,7 @@ static double rhs_before(qss_engine *e, int32_t j, double t, const unseen_before
  * takes to move a quantum at its slope (INFINITY at rest). Every schedule
  * asks it. */
 static inline double age_limit(const qss_engine *e, int32_t j) {
-    double age = e->checked_age[j];
+    double age = e->x[j].checked_age;
     if (!(age < INFINITY)) { /* not yet checked: the time x takes to move a quantum */
         double slope = fabs(e->x[j].c[1]);
         if (!(slope > 0.0)) return INFINITY;
@@ -347,13 +365,13 @@ double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b
      * the rounding of f says nothing (so shortly after the last
      * re-evaluation it is all rounding): no cap. */
     int k = e->order;
-    double held = e->checked_age[j];
+    double held = e->x[j].checked_age;
     double base = isinf(held) ? b->h : fmax(held, b->h); /* the age verified so far */
     double v = INFINITY;                                 /* the safe age ^ (k + 1) */
     if (gap > UNSEEN_ROUNDING * fmax(fabs(along), fabs(b->slope)))
         v = (k + 1) * b->dq * (k == 2 ? b->h * b->h : b->h * b->h * b->h) / gap;
     double limit_before = age_limit(e, j);
-    e->checked_age[j] = v < power_k1(k, base) ? root_k1(k, v) : base;
+    e->x[j].checked_age = v < power_k1(k, base) ? root_k1(k, v) : base;
     /* The event scheduled j within the age limit of the check before.
      * Where this check lengthens it and vouches for AGE_GROWTH times the
      * new limit (its safe age that far beyond: a state at rest), j's next
@@ -482,7 +500,7 @@ static inline double unless_frozen(const qss_engine *e, int32_t j, double t, dou
  * and than x_j's polynomial may age (age_limit, counted from tx). */
 static inline double next_interval(const qss_engine *e, int32_t j, double t, double s) {
     s = unless_frozen(e, j, t, s);
-    if (!e->checked_age) return s;
+    if (e->order < 2) return s;
     double room = e->x[j].tx + age_limit(e, j) - t;
     return room < s ? (room > 0.0 ? room : 0.0) : s;
 }
@@ -546,10 +564,8 @@ void eng_free(qss_engine *e) {
     }
     free(e->x);
     free(e->q);
-    free(e->diag);
     free(e->entry);
     free(e->io_column);
-    free(e->checked_age);
     free(e->vals);
     free(e->vals2);
     free(e->slopes);
@@ -569,7 +585,13 @@ void eng_free(qss_engine *e) {
 int eng_alloc(qss_engine *e) {
     size_t n = (size_t)e->n_cols;
     int ok = 1;
-    ok &= (e->x = calloc(n ? n : 1, sizeof *e->x)) != NULL;
+    /* one record a cache line */
+    ok &= (e->x = aligned_alloc(64, (n ? n : 1) * sizeof *e->x)) != NULL;
+    if (e->x) {
+        memset(e->x, 0, (n ? n : 1) * sizeof *e->x);
+        for (size_t i = 0; i < n; i++)
+            e->x[i].checked_age = INFINITY;
+    }
     ok &= (e->q = calloc(n ? n : 1, sizeof *e->q)) != NULL;
     size_t row = (size_t)e->m->max_row + 1;
     ok &= (e->vals = malloc(row * sizeof(double))) != NULL;
@@ -587,10 +609,6 @@ int eng_alloc(qss_engine *e) {
     ok &= (e->saved = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
     ok &= (e->saved2 = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
     ok &= heap_init(&e->heap, e->n) == 0;
-    if (e->order >= 2 && (e->checked_age = malloc(((size_t)e->n + 1) * sizeof(double))))
-        for (int32_t i = 0; i < e->n; i++)
-            e->checked_age[i] = INFINITY;
-    ok &= e->order < 2 || e->checked_age != NULL;
     return ok ? 0 : -1;
 }
 

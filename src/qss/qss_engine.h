@@ -23,10 +23,24 @@
 
 typedef struct qss_engine qss_engine;
 
-/* x_i's polynomial about tx and its quantum (48 bytes). */
+/* What an event reads and writes of a state it touches, in one cache line
+ * (64 bytes, the array 64-byte aligned): x_i's polynomial about tx, its
+ * quantum, and two fields of the order-2 and LIQSS methods that the same
+ * event reads (issue 21: as arrays of their own they were two more cache
+ * misses per dependent at 1e5 states).
+ * - checked_age (order >= 2): the age of x's polynomial that the unseen
+ *   check (eng_unseen_cap) last found safe, INFINITY before its first
+ *   measurement; a polynomial may grow at most AGE_GROWTH times older than
+ *   that before the state's next event, and before the first measurement
+ *   AGE_GROWTH times the time x takes to move a quantum at its slope
+ *   (qss_engine.c).
+ * - diag (LIQSS1, LIQSS2): the estimate of df_i/dx_i (mLIQSS keeps every
+ *   row entry's estimate in qss_engine.entry instead). */
 typedef struct qss_x {
     double c[4];
     double tx, dq;
+    double checked_age;
+    double diag;
 } qss_x;
 
 /* q_i's polynomial about tq (32 bytes: two to a cache line). */
@@ -79,17 +93,11 @@ struct qss_engine {
     qss_q *q; /* n_cols records */
     event_heap heap;
     /* Jacobian estimates: entry[e] ~ row entry e (mLIQSS), or, without
-     * entry, diag[i] ~ df_i/dx_i (LIQSS) */
-    double *diag, *entry;
+     * entry and with has_diag, x[i].diag ~ df_i/dx_i (LIQSS) */
+    double *entry;
+    int has_diag;
     double *io_column; /* eng_state_io's per-state column, kept between saves (or NULL) */
-    /* order >= 2, per owned state: the age of x's polynomial that the
-     * unseen check (eng_unseen_cap) last found safe, INFINITY before its
-     * first measurement; a polynomial may grow at most AGE_GROWTH times
-     * older than that before j's next event, and before the first
-     * measurement AGE_GROWTH times the time x takes to move a quantum at
-     * its slope (qss_engine.c). NULL at order 1. */
-    double *checked_age;
-    int analytic_jac; /* the problem's jac is used */
+    int analytic_jac;  /* the problem's jac is used */
     /* scratch of the longest row / longest dependents list */
     double *vals, *vals2, *slopes, *curv, *dfdv, *saved, *saved2;
     double *listed; /* model_rhs and model_jac's scratch (model_scratch_size) */
@@ -149,6 +157,10 @@ void eng_initial_state(qss_engine *e);
 
 /* Re-centres x_j's polynomial at t. */
 void eng_advance_x(qss_engine *e, int32_t j, double t);
+/* Asks the memory for what the events of i's dependents will read (their
+ * x records and next times, their inputs' q records) all at once, so the
+ * cache misses overlap instead of coming one after another. */
+void eng_prefetch_deps(const qss_engine *e, int32_t i);
 /* x_j(t), dx_j/dt(t), q_k(t), dq_k/dt(t) without changing storage. */
 double eng_x_at(const qss_engine *e, int32_t j, double t);
 /* x_j's slope at t, from its polynomial. */

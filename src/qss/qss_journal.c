@@ -65,8 +65,7 @@ static size_t record_size(const qss_engine *e, int32_t i) {
     size_t size = 1 + COMMON_FIELDS;
     if (i >= e->n) return size;
     const qss_journal *j = e->journal;
-    size += 1 + (e->diag != NULL) + (e->checked_age != NULL) + (e->activity != NULL) +
-            (size_t)j->nmethod;
+    size += 1 + (e->activity != NULL) + (size_t)j->nmethod;
     if (e->entry) size += (size_t)(e->m->row_ptr[i + 1] - e->m->row_ptr[i]);
     return size;
 }
@@ -95,8 +94,6 @@ void journal_save(qss_engine *e, int32_t i) {
     r += COMMON_FIELDS;
     if (i >= e->n) return;
     *r++ = heap_time(&e->heap, i);
-    if (e->diag) *r++ = e->diag[i];
-    if (e->checked_age) *r++ = e->checked_age[i];
     if (e->activity) *r++ = e->activity[i];
     for (int k = 0; k < j->nmethod; k++)
         *r++ = j->method_field[k][i];
@@ -115,8 +112,6 @@ int journal_restore(qss_engine *e) {
         r += COMMON_FIELDS;
         if (i >= e->n) continue;
         heap_update(&e->heap, i, *r++);
-        if (e->diag) e->diag[i] = *r++;
-        if (e->checked_age) e->checked_age[i] = *r++;
         if (e->activity) e->activity[i] = *r++;
         for (int k = 0; k < j->nmethod; k++)
             j->method_field[k][i] = *r++;

@@ -133,14 +133,16 @@ int eng_state_io(qss_engine *e, state_io *io) {
          record_column(io, "tq", col, e->q, sizeof *e->q, e->n, offsetof(qss_q, tq)) ||
          record_column(io, "dq", col, e->x, sizeof *e->x, e->n, offsetof(qss_x, dq)) ||
          column(io, "next", col, e, get_next, put_next, 0);
-    if (rc == 0 && e->diag) rc = io->field(io, "diag", e->diag);
+    if (rc == 0 && e->has_diag)
+        rc = record_column(io, "diag", col, e->x, sizeof *e->x, e->n, offsetof(qss_x, diag));
     /* a checkpoint from before the unseen check's ages: none checked yet */
-    if (rc == 0 && e->checked_age) {
+    if (rc == 0 && e->order >= 2) {
         if (io->loading && io->has_field && !io->has_field(io, "checked_age"))
             for (int32_t j = 0; j < e->n; j++)
-                e->checked_age[j] = INFINITY;
+                e->x[j].checked_age = INFINITY;
         else
-            rc = io->field(io, "checked_age", e->checked_age);
+            rc = record_column(io, "checked_age", col, e->x, sizeof *e->x, e->n,
+                               offsetof(qss_x, checked_age));
     }
     for (int w = 0; rc == 0 && e->entry && w < width; w++) {
         snprintf(name, sizeof name, "entry%d", w);

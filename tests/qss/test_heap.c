@@ -15,7 +15,8 @@ static int32_t reference_top(const double *t, int32_t n) {
 
 static void random_updates(void **state) {
     (void)state;
-    const int32_t sizes[] = {1, 2, 5, 17, 1000};
+    /* one block (HEAP_BLOCK 32), a partial second, several levels of blocks */
+    const int32_t sizes[] = {1, 2, 5, 17, 33, 1000, 4129};
     unsigned seed = 12345;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int32_t n = sizes[s];
