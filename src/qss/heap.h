@@ -47,6 +47,14 @@ static inline int32_t heap_top(const event_heap *h) {
 static inline double heap_top_time(const event_heap *h) {
     return h->node[0].time;
 }
+/* A guess at the state after the top (the earliest state of the top
+ * block's earliest child block; -1 when there is none): what to prefetch. */
+static inline int32_t heap_next_guess(const event_heap *h) {
+    int32_t n = h->nblocks, best = -1;
+    for (int32_t c = 1; c <= 4 && c < n; c++)
+        if (best < 0 || h->node[c].time < h->node[best].time) best = c;
+    return best < 0 ? -1 : h->earliest[h->node[best].id];
+}
 /* State i's next time. */
 static inline double heap_time(const event_heap *h, int32_t i) {
     return h->time[i];

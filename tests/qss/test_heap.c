@@ -39,6 +39,12 @@ static void random_updates(void **state) {
             assert_int_equal(heap_top(&h), top);
             assert_true(heap_top_time(&h) == t[top] || (isinf(heap_top_time(&h)) && isinf(t[top])));
             assert_true(heap_time(&h, i) == v || (isinf(v) && isinf(heap_time(&h, i))));
+            /* the prefetch guess: another block's state, none with one block */
+            int32_t guess = heap_next_guess(&h);
+            assert_true(n <= HEAP_BLOCK
+                            ? guess == -1
+                            : guess >= 0 && guess < n && guess / HEAP_BLOCK != top / HEAP_BLOCK);
+            assert_true(guess < 0 || !(t[guess] < t[top]));
         }
         free(t);
         heap_free(&h);
