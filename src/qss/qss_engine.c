@@ -134,10 +134,19 @@ void eng_update_quantum(qss_engine *e, int32_t i) {
 
 void eng_prefetch_deps(const qss_engine *e, int32_t i) {
     const model *m = e->m;
-    for (int64_t p = m->dep_ptr[i]; p < m->dep_ptr[i + 1]; p++) {
+    int64_t first = m->dep_ptr[i], last = m->dep_ptr[i + 1];
+    /* in stages, so that each stage's loads are independent of one another
+     * and their misses overlap */
+    for (int64_t p = first; p < last; p++) {
         int32_t j = m->dep_row[p];
         __builtin_prefetch(&e->x[j]);
         if (j < e->n) __builtin_prefetch(&e->heap.time[j]);
+        __builtin_prefetch(&m->row_ptr[j]);
+    }
+    for (int64_t p = first; p < last; p++)
+        __builtin_prefetch(&m->row_col[m->row_ptr[m->dep_row[p]]]);
+    for (int64_t p = first; p < last; p++) {
+        int32_t j = m->dep_row[p];
         for (int64_t k = m->row_ptr[j]; k < m->row_ptr[j + 1]; k++)
             __builtin_prefetch(&e->q[m->row_col[k]]);
     }
