@@ -76,7 +76,6 @@ void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old) {
     const model *m = e->m;
     double dqi = eng_q_at(e, i, t) - q_old;
     int secant = !e->analytic_jac && dqi != 0.0;
-    eng_prefetch_deps(e, i);
     for (int64_t p = m->dep_ptr[i]; p < m->dep_ptr[i + 1]; p++) {
         int32_t j = m->dep_row[p];
         eng_advance_x(e, j, t);

@@ -137,6 +137,7 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         if (e->failed || !(t < e->events_until)) break;
         int32_t i = heap_top(&e->heap);
         if (e->activity) __builtin_prefetch(&e->activity[i], 1); /* written at the end */
+        eng_prefetch_deps(e, i); /* arrives while the method chooses q_i */
         int32_t guess = heap_next_guess(&e->heap);
         if (guess >= 0) {
             const model *m = e->m;
