@@ -41,8 +41,9 @@ typedef struct h5out h5out;
 typedef struct h5out_meta {
     const char *problem;
     const char *method;
-    const char *linsol;  /* CVODE's linear solver, NULL for QSS methods */
-    const char *precond; /* SPGMR's preconditioner, NULL for the others */
+    const char *linsol;     /* CVODE's linear solver, NULL for QSS methods */
+    const char *precond;    /* SPGMR's preconditioner, NULL for the others */
+    const char *cvode_norm; /* CVODE's error norm ("rms", "max"), NULL for QSS methods */
     double reltol, abstol, t0, tf;
     int64_t samples;
     const qmol_problem_def *def; /* parameter names */

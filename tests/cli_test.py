@@ -235,6 +235,7 @@ def bad_input_cases():
     opt("samples_text", "--samples", "abc")
     opt("linsol", "--linsol", "foo")
     opt("precond", "--precond", "amg")
+    opt("cvode_norm", "--cvode-norm", "l2", also=["rms or max"])
     opt("partition", "--partition", "parmetis")
     opt("partition_boxes", "--partition", "block:0x2")
     opt("window", "--window", "-1")

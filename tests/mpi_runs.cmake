@@ -64,3 +64,10 @@ add_test(NAME mpi.runs.auto
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
 set_tests_properties(mpi.runs.auto PROPERTIES TIMEOUT 600 PROCESSORS 2)
+# --cvode-norm max: every run within its tolerance on a moving front, on 1
+# and 2 ranks and on the threaded vector (tests/cvode_norm_test.py).
+add_test(NAME mpi.runs.cvode_norm
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cvode_norm_test.py
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
+set_tests_properties(mpi.runs.cvode_norm PROPERTIES TIMEOUT 300 PROCESSORS 2)

@@ -22,6 +22,9 @@ struct integrator_state;
 typedef enum linsol_id { LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR, LINSOL_AUTO } linsol_id;
 
 enum { PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK, PRECOND_ILU };
+/* CVODE's norm of weighted errors: SUNDIALS' root mean square, or the
+ * largest component (cvode_vector.h). */
+enum { CVODE_NORM_RMS, CVODE_NORM_MAX };
 
 /* Mixed runs: a QSS input of the BDF block inside a step [t_k, T] is the
  * straight line from q(t_k) to q(T) (COUPLING_INTERP, as the public QSS
@@ -44,6 +47,7 @@ typedef struct integrator_options {
     int max_order;    /* CVODE BDF max order (1..5) */
     int precond;      /* SPGMR preconditioner: PRECOND_AUTO (precond_resolve),
                          PRECOND_JACOBI, PRECOND_BLOCK, PRECOND_ILU */
+    int cvode_norm;   /* CVODE's error norm: CVODE_NORM_RMS or CVODE_NORM_MAX */
     /* Distributed runs: the halo plan (NULL on one rank) and the window
      * length control: window > 0 fixes it; otherwise it adapts between
      * window_min and window_max (0: defaults, see docs/parallel.md). */
@@ -195,5 +199,7 @@ int precond_resolve(int precond);
  * when l is SPGMR with a resolved preconditioner (not PRECOND_AUTO); NULL
  * otherwise. */
 const char *precond_name(linsol_id l, int precond);
+/* "rms" or "max" (CVODE_NORM_*). */
+const char *cvode_norm_name(int norm);
 
 #endif

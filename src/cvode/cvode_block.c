@@ -99,8 +99,10 @@ static int create_local(cvode_block *b, linsol_id which, char *err, size_t errle
         return -1;
     }
     sunindextype global = (sunindextype)r->n_global;
-    if (cvv_create(&b->state, r->comm, (sunindextype)m->n, global, r->nthreads, b->sunctx) == 0)
+    if (cvv_create(&b->state, r->comm, (sunindextype)m->n, global, r->nthreads, b->sunctx) == 0) {
         b->y = b->state.v;
+        if (o->cvode_norm == CVODE_NORM_MAX) cvv_use_max_norm(&b->state);
+    }
     if (b->y) b->yk = N_VClone(b->y);
     if (!b->y || !b->yk) {
         snprintf(err, errlen, "failed to create the CVODE vectors (n=%d)", (int)m->n);

@@ -44,6 +44,10 @@ const char *precond_name(linsol_id l, int precond) {
                                       : NULL;
 }
 
+const char *cvode_norm_name(int norm) {
+    return norm == CVODE_NORM_MAX ? "max" : "rms";
+}
+
 linsol_id cvode_choose_linsol(const model *m, const struct halo_plan *halo) {
     if (halo) return LINSOL_SPGMR;
     sunindextype mu, ml;

@@ -14,6 +14,8 @@
 #include <nvector/nvector_openmp.h>
 #include <nvector/nvector_parallel.h>
 
+#include <math.h>
+
 #define SUM_PARTS 4096
 #define SUM_MIN_PART 2048
 
@@ -125,6 +127,26 @@ int cvv_create(cv_vector *x, MPI_Comm comm, sunindextype n_local, sunindextype n
     order_sums(x->local);
     x->v = N_VMake_MPIPlusX(comm, x->local, sunctx);
     return x->v ? 0 : -1;
+}
+
+/* The largest |x_i w_i| over the communicator: every CVODE vector here is
+ * NVECTOR_PARALLEL or MPIPLUSX, whose array pointer is the owned part. */
+static sunrealtype max_weighted(N_Vector x, N_Vector w) {
+    sunindextype n = N_VGetVectorID(x) == SUNDIALS_NVEC_PARALLEL ? N_VGetLocalLength_Parallel(x)
+                                                                 : N_VGetLocalLength_MPIPlusX(x);
+    const double *a = N_VGetArrayPointer(x), *b = N_VGetArrayPointer(w);
+    double largest = 0.0;
+    for (sunindextype i = 0; i < n; i++) {
+        double v = fabs(a[i] * b[i]);
+        if (!(v <= largest)) largest = isnan(v) ? INFINITY : v; /* a NaN fails the test */
+    }
+    void *comm = N_VGetCommunicator(x);
+    if (comm) MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, *(MPI_Comm *)comm);
+    return largest;
+}
+
+void cvv_use_max_norm(cv_vector *x) {
+    x->v->ops->nvwrmsnorm = max_weighted;
 }
 
 void cvv_destroy(cv_vector *x) {

@@ -33,6 +33,11 @@ int cvv_threads_for(int64_t n_global, int nranks, int nthreads);
  * communicator's size). Returns 0, or -1 (out of memory). */
 int cvv_create(cv_vector *x, MPI_Comm comm, sunindextype n_local, sunindextype n_global,
                int nthreads, SUNContext sunctx);
+/* Makes CVODE's weighted RMS norm of x (and of its clones) the largest
+ * weighted component |x_i w_i| over all ranks (CVODE_NORM_MAX): CVODE's
+ * error test, Newton convergence test and first step then hold every
+ * state to its tolerance instead of the root mean square over all. */
+void cvv_use_max_norm(cv_vector *x);
 void cvv_destroy(cv_vector *x);
 
 #endif

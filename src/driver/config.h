@@ -42,6 +42,7 @@ typedef struct run_config {
     int linsol; /* LINSOL_* */
     int max_order;
     int precond;                           /* PRECOND_* */
+    int cvode_norm;                        /* CVODE_NORM_* */
     double window, window_min, window_max; /* 0: adaptive / defaults */
     char *partition;                       /* --partition value, NULL: metis */
     int64_t coarsen_above;                 /* 0: the partitioner's default */

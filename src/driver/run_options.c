@@ -288,6 +288,7 @@ static const int coupling_values[] = {COUPLING_HISTORY, COUPLING_INTERP, COUPLIN
 static const int jacobian_values[] = {1, 0};
 static const int linsol_values[] = {LINSOL_AUTO, LINSOL_KLU, LINSOL_BAND, LINSOL_SPGMR};
 static const int precond_values[] = {PRECOND_AUTO, PRECOND_JACOBI, PRECOND_BLOCK, PRECOND_ILU};
+static const int cvode_norm_values[] = {CVODE_NORM_RMS, CVODE_NORM_MAX};
 static const int activity_values[] = {0, 1};
 static const int on_off_values[] = {0, 1};
 
@@ -363,6 +364,12 @@ static const run_option options[] = {
      .field = FIELD(precond), .initial = "auto",
      CHOICE("auto jacobi block-jacobi ilu", precond_values,
             "must be auto, jacobi, block-jacobi or ilu")},
+    {"cvode-norm", "N",
+     "CVODE's error norm: rms (SUNDIALS' root mean square of\nthe weighted errors) or max (the "
+     "largest: each state\nwithin its tolerance, as QSS; a front's few states\nno longer share "
+     "the budget of the quiet rest, at more\nsteps; docs/methods.md)",
+     .field = FIELD(cvode_norm), .initial = "rms",
+     CHOICE("rms max", cvode_norm_values, "must be rms or max")},
     {"max-order", "N", "CVODE BDF maximum order, 1..5", .set = set_count, .field = FIELD(max_order),
      .initial = "5", .lo = 1, .hi = 5, .must = "must be a whole number in [1, 5]"},
     {"partition", "P", "several ranks: metis (default), block, file:PATH", .set = set_partition,
