@@ -165,6 +165,53 @@ static const char *cell_s(char *buf, size_t len, int have, double v) {
 
 #define RANKS_FMT "%5s %11s %9s %9s %14s %15s %10s"
 
+/* The length of the 1-D dataset at path, or -1. */
+static hssize_t length_of(hid_t file, const char *path) {
+    hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+    hid_t s = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    hssize_t n =
+        s >= 0 && H5Sget_simple_extent_ndims(s) == 1 ? H5Sget_simple_extent_npoints(s) : -1;
+    if (s >= 0 && H5Sclose(s) < 0) n = -1;
+    if (d >= 0 && H5Dclose(d) < 0) n = -1;
+    return n;
+}
+
+/* "methods  from t = 0 cvode, from t = 0.0164 mliqss2, ..." (/methods: runs
+ * whose method changed as they ran), one segment a row. */
+static void print_methods_over_time(hid_t file) {
+    if (H5Lexists(file, "methods", H5P_DEFAULT) <= 0 ||
+        H5Lexists(file, "methods/t", H5P_DEFAULT) <= 0)
+        return;
+    hssize_t n = length_of(file, "methods/t");
+    double *t = n > 0 ? malloc((size_t)n * sizeof *t) : NULL;
+    int64_t *index = n > 0 ? malloc((size_t)n * sizeof *index) : NULL;
+    hid_t g = H5Gopen2(file, "methods", H5P_DEFAULT);
+    char *names = g >= 0 ? h5r_attr_text(g, "names") : NULL;
+    if (g >= 0 && H5Gclose(g) < 0) { /* read-only: nothing to lose */
+    }
+    if (!t || !index || !names || read_column(file, "methods/t", n, H5T_NATIVE_DOUBLE, t) ||
+        read_column(file, "methods/method", n, H5T_NATIVE_INT64, index)) {
+        row("methods", "(unreadable /methods)");
+    } else {
+        for (hssize_t k = 0; k < n; k++) {
+            const char *name = names;
+            for (int64_t skip = index[k]; skip > 0 && name; skip--) {
+                name = strchr(name, ' ');
+                if (name) name++;
+            }
+            int len = name ? (int)strcspn(name, " ") : 1;
+            char *line = h5u_asprintf("from t = %-12.6g %.*s", t[k], len, name ? name : "?");
+            row(k == 0 ? "methods" : "", line ? line : "(out of memory)");
+            free(line);
+        }
+    }
+    free(t);
+    free(index);
+    free(names);
+    if (H5Eclear2(H5E_DEFAULT) < 0) { /* nothing to clear */
+    }
+}
+
 /* "methods  240 QSS, 160 BDF" (mixed runs) and "events  41 zero crossings
  * (/events)" (problems with crossings). */
 static void print_methods_events(hid_t file, int64_t P) {
@@ -351,6 +398,7 @@ static void print_info(const char *path, hid_t file) {
     int64_t P = file_ranks(file);
     print_partition(file);
     print_methods_events(file, file_ranks(file));
+    print_methods_over_time(file);
     if (P > 1) print_ranks(file, P);
     print_stats(file, P);
     if (H5Eclear2(H5E_DEFAULT) < 0) { /* nothing to clear */

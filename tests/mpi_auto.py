@@ -85,7 +85,8 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
     if r.returncode != 0:
         failures.append("%s auto P=%d: exit %d: %s" % (name, p, r.returncode, r.stderr.strip()))
         return
-    chose = re.findall(r"^    t = \S+ +(\S+)", r.stdout, re.M)
+    said = re.findall(r"^    t = (\S+) +(\S+)", r.stdout, re.M)
+    chose = [m for _, m in said]
     res = read_result(out)
     e = e_rr(res.states, xref)
     st = res.stats
@@ -106,6 +107,20 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
     with h5py.File(out, "r") as f:
         if "partition" in f and "method" in f["partition"]:
             failures.append("%s auto P=%d: a fixed /partition/method map was written" % (name, p))
+        # /methods keeps what the summary says: the same segments, from t0 on
+        if "methods" not in f:
+            failures.append("%s auto P=%d: no /methods" % (name, p))
+            return
+        g = f["methods"]
+        names = g.attrs["names"]
+        names = (names.decode() if isinstance(names, bytes) else str(names)).split()
+        kept = [(float(t), names[int(k)]) for t, k in zip(g["t"][()], g["method"][()])]
+        summary = [(float(t), m) for t, m in said]
+        same = len(kept) == len(summary) and all(
+            m == n and abs(t - s) <= 1e-5 * max(1.0, abs(t)) for (t, m), (s, n) in zip(kept, summary))
+        if not same or kept[0][0] != 0.0 or int(g.attrs["complete"]) != 1 or \
+                any(b[0] <= a[0] for a, b in zip(kept, kept[1:])):
+            failures.append("%s auto P=%d: /methods %s, summary %s" % (name, p, kept, summary))
 
 
 def check_case(args, name, failures):

@@ -43,10 +43,10 @@
 #include "core/discontinuities.h"
 #include "core/initial.h"
 #include "core/integrator_registry.h"
+#include "core/method_log.h"
 
 #include <math.h>
 #include <mpi.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,22 +102,10 @@ typedef struct auto_run {
     initial_values start;
     int switch_to;           /* a probe won: the candidate to go on with (-1: none) */
     integrator_state *inner; /* the running integrator's state at at_window_end */
-    /* for the summary */
-    char *log;
-    size_t log_len, log_used;
-    int segments, probes;
+    method_log *log;         /* the switches, for the summary and /methods (or NULL) */
+    int probes;
     double probe_wall;
 } auto_run;
-
-static void say(auto_run *A, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(auto_run *A, const char *fmt, ...) {
-    if (A->log_used >= A->log_len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(A->log + A->log_used, A->log_len - A->log_used, fmt, ap);
-    va_end(ap);
-    if (w > 0) A->log_used += (size_t)w;
-}
 
 static void trace(const auto_run *A, const char *what, int c, const meter *M, double cost) {
     if (!getenv("QMOL_AUTO_TRACE") || M->rank != 0) return;
@@ -456,7 +444,7 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     o.at_window_end = A->can_probe || o.at_window_end ? segment_window_end : NULL;
     o.window_ctx = A;
     o.stop_requested = segment_over, o.stop_ctx = A;
-    o.choices = NULL;
+    o.methods = NULL;
     /* (CVODE finds its first step itself: one from a probe, taken at order
      * 1 where a start needs short steps, cost accuracy: heat2d-thermostat,
      * tol 1e-3, e_rr 5.3e-2 against 7.6e-3) */
@@ -471,7 +459,6 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     if (integrator_has(o.method, INTEGRATOR_GLOBAL_COUNTERS)) stats_count_global_once(&s, M->rank);
     if (!integrator_has(o.method, INTEGRATOR_QSS_ENGINE)) s.events = 0; /* (CVODE's: its steps) */
     stats_add(total, &s);
-    A->segments++;
     if (rc == INTEGRATOR_STOPPED && A->switch_to >= 0) rc = 0;
     if (rc) return rc;
     while (*next_k <= A->o->samples && sample_at(A->o, *next_k) <= A->t_end)
@@ -492,15 +479,17 @@ static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen
     int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
     double t = o->t0;
     int current = CAND_BDF;
-    say(A, "    t = %-12.6g %s%s\n", t, A->cand[current].o.method->name,
-        A->can_probe ? "" : " (its discrete variables cannot be saved: no probes)");
+    if (A->log) {
+        A->log->no_probes = !A->can_probe;
+        method_log_add(A->log, t, A->cand[current].o.method);
+    }
     for (;;) {
         int rc = run_segment(A, current, t, &next_k, stats, err, errlen);
         if (rc) return rc;
         t = A->t_end;
         if (A->switch_to < 0 || t >= o->tf) break;
         current = A->switch_to;
-        say(A, "    t = %-12.6g %s\n", t, A->cand[current].o.method->name);
+        if (A->log) method_log_add(A->log, t, A->cand[current].o.method);
     }
     return 0;
 }
@@ -558,16 +547,16 @@ int auto_integrate(const model *m, const integrator_options *o, sample_fn sample
     A.m = m, A.o = o, A.sample = sample, A.sample_ctx = ctx, A.stats = stats;
     A.comm = o->halo ? o->halo->comm : MPI_COMM_SELF;
     A.span = o->tf - o->t0;
-    A.log = o->choices;
-    A.log_len = o->choices ? o->choices_len : 0;
-    if (A.log_len) A.log[0] = '\0';
+    A.log = o->methods;
     set_candidates(&A);
     int rc = set_start(&A);
     if (rc != 0)
         snprintf(err, errlen, "out of memory for auto's states (%lld)", (long long)m->n_cols);
     if (rc == 0) rc = run_segments(&A, stats, err, errlen);
-    if (rc == 0)
-        say(&A, "    %d segments; %d probes (%.3g s)\n", A.segments, A.probes, A.probe_wall);
+    if (rc == 0 && A.log) {
+        A.log->probes = A.probes;
+        A.log->probe_wall = A.probe_wall;
+    }
     free(A.x);
     free(A.gid);
     free(A.discrete);

@@ -94,10 +94,9 @@ typedef struct integrator_options {
      * the first (at most 4) local states (may be NULL). */
     void (*trace)(void *ctx, double t, int32_t i, const double *q);
     void *trace_ctx;
-    /* A method that chooses as it runs (--method auto): what it chose, as
-     * lines of text for the summary (NULL or choices_len 0: not asked). */
-    char *choices;
-    size_t choices_len;
+    /* A method that chooses as it runs (--method auto): what it chose
+     * (method_log.h; NULL: not asked). */
+    struct method_log *methods;
     /* CVODE alone (cvode_integrate): the first step to try (0: CVODE's own
      * estimate), and where to leave the step it would take next (NULL: not
      * asked), so that a run that goes on from where another stopped (auto's

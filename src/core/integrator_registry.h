@@ -66,8 +66,8 @@ enum {
     INTEGRATOR_BALANCE_CHECK = 1u << 8,
     /* Chooses among other entries as it runs (auto): an assignment that
      * leaves a block empty does not replace it; --assign auto is implied
-     * unless --bdf or --bdf-file gives the split; the summary prints
-     * integrator_options.choices. */
+     * unless --bdf or --bdf-file gives the split; it logs its switches in
+     * integrator_options.methods (the summary and /methods show them). */
     INTEGRATOR_CHOOSES = 1u << 9,
 };
 

@@ -56,8 +56,7 @@ static void choose_solver(run_ctx *r) {
                            ? NULL
                            : run_log_event,
         .discrete_ctx = &r->events,
-        .choices = r->choices,
-        .choices_len = sizeof r->choices};
+        .methods = &r->methods};
 }
 
 /* What the output file says of the run (h5out.h). */
@@ -196,6 +195,7 @@ static void run_free(run_ctx *r) {
     free(r->events.time), free(r->events.crossing), free(r->events.direction);
     if (r->prob.destroy) r->prob.destroy(r->prob.data);
     free(r->values);
+    method_log_free(&r->methods);
     free(r->path), free(r->xmf), free(r->stale_xmf), free(r->grid.component);
     output_plan_free(&r->plan);
 }

@@ -18,6 +18,7 @@
 #include "io/h5out.h"
 #include "core/integrator.h"
 #include "core/layout.h"
+#include "core/method_log.h"
 #include "driver/output_plan.h"
 #include "partition/partition.h"
 #include "core/progress.h"
@@ -70,7 +71,7 @@ typedef struct run_ctx {
     qmol_stats stats;
     checkpointer ck;
     int have_ck, keep_partial; /* keep_partial: OUTPUT.partial outlives a failure */
-    char choices[4096];        /* what --method auto chose (integrator_options.choices) */
+    method_log methods;        /* what --method auto chose (integrator_options.methods) */
 } run_ctx;
 
 /* Errors and the summary come from rank 0. */

@@ -157,6 +157,27 @@ int run_open_output(run_ctx *r, const h5out_meta *meta) {
 
 /* /activity and /events after the integration. Returns 0, or 1 (said, the
  * output dropped). */
+/* /methods, for a run whose method changed as it ran (every rank holds the
+ * same segments). Returns 0, or 1 with the output dropped. */
+static int write_methods(run_ctx *r) {
+    const method_log *ml = &r->methods;
+    if (ml->count == 0) return 0;
+    const char **name = malloc((size_t)ml->count * sizeof *name);
+    for (int k = 0; name && k < ml->count; k++)
+        name[k] = ml->method[k]->name;
+    int bad = comm_agree(r->comm, name ? 0 : -1, NULL, 0) != 0;
+    if (bad)
+        snprintf(r->err, sizeof r->err, "out of memory listing the methods");
+    else
+        bad =
+            h5out_methods(r->out, ml->count, ml->t, name, !ml->failed, r->err, sizeof r->err) != 0;
+    free(name);
+    if (!bad) return 0;
+    run_say(r, "qmol: error: --output %s: %s\n", r->path, r->err);
+    run_drop_output(r);
+    return 1;
+}
+
 static int write_activity_and_events(run_ctx *r) {
     event_log *ev = &r->events;
     if (ev->failed) {
@@ -164,6 +185,7 @@ static int write_activity_and_events(run_ctx *r) {
         run_drop_output(r);
         return 1;
     }
+    if (write_methods(r)) return 1;
     if ((r->activity &&
          h5out_activity(r->out, to_block(&r->layout, r->activity), r->err, sizeof r->err) != 0) ||
         (problem_has_discontinuities(&r->prob) &&

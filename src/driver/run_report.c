@@ -110,7 +110,7 @@ static void work_rows(const integrator_def *m, const qmol_stats *s, int size) {
 
 static void print_summary(const run_config *c, const qmol_problem *p, const char *path,
                           const char *xmf, const qmol_stats *s, int size, double bytes_per_state,
-                          double peak_mb, const char *choices) {
+                          double peak_mb, const method_log *methods) {
     const integrator_def *m = c->method;
     const char *precond = precond_name(c->linsol, c->precond);
     char solver[128] = "";
@@ -139,8 +139,7 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
     wall_row("output", s->wall_output, s->wall_total, "samples written");
     wall_row("total", s->wall_total, s->wall_total, "");
     work_rows(m, s, size);
-    if (choices[0])
-        printf("  methods     from t on, as chosen by their measured cost\n%s", choices);
+    method_log_print(methods, stdout);
     char per_state[64] = "";
     if (bytes_per_state > 0.0)
         snprintf(per_state, sizeof per_state, ", %.0f bytes per owned state", bytes_per_state);
@@ -158,5 +157,5 @@ void run_report(run_ctx *r, const qmol_stats *total) {
     double peak_mb = 0.0, per_state = peak_bytes_per_state(&r->layout, r->prob.n, &peak_mb);
     if (!r->c.quiet && r->rank == 0)
         print_summary(&r->c, &r->prob, r->path, r->xmf, total, r->size, per_state, peak_mb,
-                      r->choices);
+                      &r->methods);
 }

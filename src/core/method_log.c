@@ -1,0 +1,43 @@
+/* method_log.c: which method ran from when (method_log.h). */
+#include "core/method_log.h"
+
+#include "core/integrator_registry.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int method_log_add(method_log *l, double t, const integrator_def *method) {
+    if (l->count == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        double *nt = realloc(l->t, (size_t)cap * sizeof *nt);
+        if (nt) l->t = nt;
+        const integrator_def **nm = realloc(l->method, (size_t)cap * sizeof *nm);
+        if (nm) l->method = nm;
+        if (!nt || !nm) {
+            l->failed = 1;
+            return -1;
+        }
+        l->cap = cap;
+    }
+    l->t[l->count] = t;
+    l->method[l->count] = method;
+    l->count++;
+    return 0;
+}
+
+void method_log_print(const method_log *l, FILE *out) {
+    if (l->count == 0) return;
+    fprintf(out, "  methods     from t on, as chosen by their measured cost\n");
+    for (int k = 0; k < l->count; k++)
+        fprintf(out, "    t = %-12.6g %s%s\n", l->t[k], l->method[k]->name,
+                k == 0 && l->no_probes ? " (its discrete variables cannot be saved: no probes)"
+                                       : "");
+    fprintf(out, "    %d segments; %d probes (%.3g s)%s\n", l->count, l->probes, l->probe_wall,
+            l->failed ? "; out of memory: later switches are not listed" : "");
+}
+
+void method_log_free(method_log *l) {
+    free(l->t);
+    free(l->method);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,32 @@
+/* method_log.h: which method ran from when, for a method that chooses as it
+ * runs (--method auto).
+ *
+ * The chooser appends a segment whenever it switches; every rank holds the
+ * same log (the switches are agreed). The summary prints it and the output
+ * keeps it (/methods, docs/output.md). It grows as needed: no cap on the
+ * number of switches.
+ */
+#ifndef QMOL_METHOD_LOG_H
+#define QMOL_METHOD_LOG_H
+
+#include <stdio.h>
+
+struct integrator_def;
+
+typedef struct method_log {
+    int count, cap;
+    double *t;                            /* segment k runs from t[k] */
+    const struct integrator_def **method; /* ... with method[k] */
+    int probes;                           /* methods tried beside the running one */
+    double probe_wall;                    /* their wall time, seconds */
+    int no_probes;                        /* the problem's discrete variables cannot be saved */
+    int failed;                           /* out of memory: segments are missing */
+} method_log;
+
+/* Appends a segment; returns 0, or -1 (out of memory: failed is set). */
+int method_log_add(method_log *l, double t, const struct integrator_def *method);
+/* The summary's lines (nothing when the log is empty). */
+void method_log_print(const method_log *l, FILE *out);
+void method_log_free(method_log *l);
+
+#endif
