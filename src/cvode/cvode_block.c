@@ -164,7 +164,15 @@ static int configure_cvode(cvode_block *b, linsol_id which, char *err, size_t er
         flag = CVodeSetInitStep(mem, o->first_step);
         if (cvl_check(flag, "CVodeSetInitStep", r, err, errlen)) return -1;
     }
-    return cvl_attach(r, mem, which, b->A, b->LS, err, errlen);
+    if (cvl_attach(r, mem, which, b->A, b->LS, err, errlen)) return -1;
+    /* SPGMR's residual bound is a 2-norm, CVODE's tolerance a norm of the
+     * weighted errors: for the RMS norm CVODE scales by sqrt(n); a bound on
+     * the largest component needs the 2-norm itself (it is at least that) */
+    if (which == LINSOL_SPGMR && o->cvode_norm == CVODE_NORM_MAX) {
+        flag = CVodeSetLSNormFactor(mem, 1.0);
+        if (cvl_check(flag, "CVodeSetLSNormFactor", r, err, errlen)) return -1;
+    }
+    return 0;
 }
 
 void cvode_block_close(cvode_block *b) {

@@ -67,7 +67,9 @@ static h5out_meta output_meta(const run_ctx *r) {
                         .method = c->method->name,
                         .linsol = bdf_all ? linsol_name(c->linsol) : NULL,
                         .precond = bdf_all ? precond_name(c->linsol, c->precond) : NULL,
-                        .cvode_norm = bdf_all ? cvode_norm_name(c->cvode_norm) : NULL,
+                        .cvode_norm = integrator_has(c->method, INTEGRATOR_BDF)
+                                          ? cvode_norm_name(c->cvode_norm)
+                                          : NULL,
                         .reltol = c->reltol,
                         .abstol = c->abstol,
                         .t0 = r->prob.t0,

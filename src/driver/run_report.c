@@ -114,10 +114,14 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
     const integrator_def *m = c->method;
     const char *precond = precond_name(c->linsol, c->precond);
     char solver[128] = "";
+    const char *norm = integrator_has(m, INTEGRATOR_BDF) && c->cvode_norm == CVODE_NORM_MAX
+                           ? ", CVODE's max error norm"
+                           : "";
     if (integrator_has(m, INTEGRATOR_BDF_ALL))
         snprintf(solver, sizeof solver, ", linear solver %s%s%s%s", linsol_name(c->linsol),
-                 precond ? " with " : "", precond ? precond : "",
-                 c->cvode_norm == CVODE_NORM_MAX ? ", max error norm" : "");
+                 precond ? " with " : "", precond ? precond : "", norm);
+    else
+        snprintf(solver, sizeof solver, "%s", norm);
     printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples%s\n", c->problem,
            (long long)p->n, m->name, c->reltol, c->abstol, p->t0, c->tf, (long long)c->samples,
            solver);

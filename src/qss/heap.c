@@ -103,6 +103,7 @@ static void block_moved(event_heap *h, int32_t b, int32_t at, double t) {
 }
 
 void heap_update(event_heap *h, int32_t i, double t) {
+    if (isnan(t)) t = INFINITY; /* ordered: a NaN would hide its block's other states */
     int32_t b = i / HEAP_BLOCK;
     int32_t first = h->earliest[b];
     double was = h->time[i];
@@ -118,7 +119,7 @@ void heap_update(event_heap *h, int32_t i, double t) {
     }
     /* the earliest was postponed: scan the block (strict <: the lower id
      * wins ties) */
-    int32_t lo = b * HEAP_BLOCK, hi = lo + HEAP_BLOCK < h->n ? lo + HEAP_BLOCK : h->n;
+    int32_t lo = b * HEAP_BLOCK, hi = h->n - lo > HEAP_BLOCK ? lo + HEAP_BLOCK : h->n;
     int32_t best = lo;
     double best_t = h->time[lo];
     for (int32_t k = lo + 1; k < hi; k++)
