@@ -42,6 +42,7 @@ typedef struct qss_x {
     double checked_age;
     double diag;
 } qss_x;
+_Static_assert(sizeof(qss_x) == 64, "qss_x is one cache line");
 
 /* q_i's polynomial about tq (32 bytes: two to a cache line). */
 typedef struct qss_q {
