@@ -51,7 +51,10 @@ def main():
             "diurnal-qss": (1, ["--problem", "diurnal", "--set", "mx=4", "--set", "my=4",
                                 "--method", "liqss2", "--tf", "43200"]),
             "diurnal-cvode": (1, ["--problem", "diurnal", "--set", "mx=4", "--set", "my=4",
-                                  "--method", "cvode", "--tol", "1e-6", "--tf", "43200"])}
+                                  "--method", "cvode", "--tol", "1e-6", "--tf", "43200"]),
+            # auto switches as the front reaches the diffusive half (/methods)
+            "vardiff-auto": (1, ["--problem", "adr1d-vardiff", "--set", "N=400", "--method",
+                                 "auto", "--activity", "samples"])}
     for name, (p, extra) in runs.items():
         cmd = shlex.split(args.mpiexec) + ["-n", str(p), args.qmol, "run", "--samples", "4",
                                            "--output", os.path.join(d, name + ".h5"),
@@ -89,6 +92,26 @@ def main():
     r = post("activity", os.path.join(d, "adr2d-np2.h5"), "--sample", "2", "--out", png)
     if r.returncode != 0 or not os.path.exists(png):
         failures.append("activity --sample 2: exit %d %r" % (r.returncode, r.stderr))
+    # activity of an auto run names the methods that ran in the shown span,
+    # as /methods has them
+    with h5py.File(os.path.join(d, "vardiff-auto.h5"), "r") as f:
+        g, t = f["methods"], f["time"][()]
+        names = g.attrs["names"]
+        names = (names.decode() if isinstance(names, bytes) else str(names)).split()
+        seg = list(zip(g["t"][()], [names[int(k)] for k in g["method"][()]]))
+    for k in range(1, 5):
+        ta, tb = (t[k - 2] if k > 1 else 0.0), t[k - 1]
+        want = []
+        for j, (s, m) in enumerate(seg):
+            end = seg[j + 1][0] if j + 1 < len(seg) else np.inf
+            if s < tb and end > ta and m not in want:
+                want.append(m)
+        png = os.path.join(d, "vardiff-auto-%d.png" % k)
+        r = post("activity", os.path.join(d, "vardiff-auto.h5"), "--sample", str(k), "--out", png)
+        line = "methods in t = %g..%g: %s" % (ta, tb, ", ".join(want))
+        if r.returncode != 0 or line not in r.stdout:
+            failures.append("activity --sample %d of an auto run: exit %d, %r (wanted %r)"
+                            % (k, r.returncode, r.stdout, line))
     # what plot draws: of 10 samples four equally spaced ending at the last,
     # the 3D slice's z (node 2 of 4: z = 3 / 5), one scale or one per panel
     h3 = os.path.join(d, "heat3d.h5")
