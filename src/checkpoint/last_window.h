@@ -6,11 +6,12 @@
  * (checkpoint.h) instead records what it would write to a checkpoint at
  * window ends, as often as a budget allows: all records together within
  * LAST_WINDOW_SHARE of the wall time so far plus LAST_WINDOW_FREE_SECONDS
- * (so a run's first windows on one rank are all recorded, and a long run
- * spends at most 2 %: the free share is small, because on a small run
- * records every window cost as much as the integration; on several ranks records start at the first
- * check, after 64 windows or at the first sample, which times one). After a failure it writes the
- * last record out. The record is a state_io in saving mode (integrator.h): each field (owned
+ * (so a short run on one rank records every window, and a long one spends
+ * at most 2 %; on a small run those records cost as much as the
+ * integration, docs/performance.md, but a smaller free share left a
+ * failed run's checkpoint further back on a slow machine; on several ranks records start at the
+ * first check, after 64 windows or at the first sample, which times one). After a failure it writes
+ * the last record out. The record is a state_io in saving mode (integrator.h): each field (owned
  * values), vector and scalar passed to it is copied, in order, and last_window_replay passes them
  * to another state_io in the same order. Its buffers are kept between records, so a record
  * allocates only when one is larger than any before.
@@ -24,7 +25,7 @@
 #include <stdint.h>
 
 #define LAST_WINDOW_SHARE 0.02
-#define LAST_WINDOW_FREE_SECONDS 0.005
+#define LAST_WINDOW_FREE_SECONDS 0.05
 
 typedef struct last_window {
     state_io io; /* records into this (saving); io.why says why a record failed */
