@@ -7,14 +7,16 @@
  * window ends, as often as a budget allows: all records together within
  * LAST_WINDOW_SHARE of the wall time so far plus LAST_WINDOW_FREE_SECONDS
  * (so a short run on one rank records every window, and a long one spends
- * at most 2 %; on a small run those records cost as much as the
- * integration, docs/performance.md, but a smaller free share left a
- * failed run's checkpoint further back on a slow machine; on several ranks records start at the
- * first check, after 64 windows or at the first sample, which times one). After a failure it writes
- * the last record out. The record is a state_io in saving mode (integrator.h): each field (owned
- * values), vector and scalar passed to it is copied, in order, and last_window_replay passes them
- * to another state_io in the same order. Its buffers are kept between records, so a record
- * allocates only when one is larger than any before.
+ * at most 2 %; on several ranks records start at the first check, after 64
+ * windows or at the first sample, which times one). On a small run those
+ * records cost as much as the integration (docs/performance.md), but a
+ * smaller free share left a failed run's checkpoint further back on a slow
+ * machine.
+ * After a failure it writes the last record out. The record is a state_io
+ * in saving mode (integrator.h): each field (owned values), vector and
+ * scalar passed to it is copied, in order, and last_window_replay passes
+ * them to another state_io in the same order. Its buffers are kept between
+ * records, so a record allocates only when one is larger than any before.
  */
 #ifndef QMOL_LAST_WINDOW_H
 #define QMOL_LAST_WINDOW_H

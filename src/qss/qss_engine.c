@@ -152,6 +152,15 @@ void eng_prefetch_deps(const qss_engine *e, int32_t i) {
     }
 }
 
+void eng_prefetch_next(const qss_engine *e) {
+    int32_t guess = heap_next_guess(&e->heap);
+    if (guess < 0) return;
+    __builtin_prefetch(&e->x[guess]);
+    __builtin_prefetch(&e->m->dep_ptr[guess]);
+    __builtin_prefetch(&e->m->row_ptr[guess]);
+    __builtin_prefetch(&e->heap.time[guess]);
+}
+
 /* Gathers q (and its slope and half curvature) of row j at t into scratch. */
 static int gather_row(qss_engine *e, int32_t j, double t) {
     const model *m = e->m;

@@ -162,6 +162,9 @@ void eng_advance_x(qss_engine *e, int32_t j, double t);
  * x records and next times, their inputs' q records) all at once, so the
  * cache misses overlap instead of coming one after another. */
 void eng_prefetch_deps(const qss_engine *e, int32_t i);
+/* The same for the likely next event's own record, rows and next time
+ * (heap_next_guess). */
+void eng_prefetch_next(const qss_engine *e);
 /* x_j(t), dx_j/dt(t), q_k(t), dq_k/dt(t) without changing storage. */
 double eng_x_at(const qss_engine *e, int32_t j, double t);
 /* x_j's slope at t, from its polynomial. */

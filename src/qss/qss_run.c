@@ -138,14 +138,7 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         int32_t i = heap_top(&e->heap);
         if (e->activity) __builtin_prefetch(&e->activity[i], 1); /* written at the end */
         eng_prefetch_deps(e, i); /* arrives while the method chooses q_i */
-        int32_t guess = heap_next_guess(&e->heap);
-        if (guess >= 0) {
-            const model *m = e->m;
-            __builtin_prefetch(&e->x[guess]);
-            __builtin_prefetch(&m->dep_ptr[guess]);
-            __builtin_prefetch(&m->row_ptr[guess]);
-            __builtin_prefetch(&e->heap.time[guess]);
-        }
+        eng_prefetch_next(e);
         unseen_before before;
         if (e->order >= 2) {
             eng_unseen_before(e, i, t, &before);
