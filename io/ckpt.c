@@ -33,10 +33,9 @@ struct ckpt_file {
 /* The 1.8 file format and later: its metadata (superblock, object headers,
  * attributes' heaps and B-trees) carries checksums, as the datasets do
  * (h5u_write_1d), so a damaged checkpoint is refused, not used. */
-static hid_t mpio_fapl(MPI_Comm comm) {
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0 && (H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0 ||
-                      H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0))
+static hid_t file_access(MPI_Comm comm) {
+    hid_t fapl = h5u_file_access(comm, 0);
+    if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0)
         h5u_close(&fapl, H5Pclose);
     return fapl;
 }
@@ -80,14 +79,13 @@ static ckpt_file *start(const char *path, MPI_Comm comm, int writing, int64_t n,
     }
     if (writing) f->failed = comm_agree(comm, f->failed, f->msg, sizeof f->msg) != 0;
     h5u_quiet_on(&f->quiet);
-    hid_t fapl = f->failed ? H5I_INVALID_HID : mpio_fapl(comm);
+    hid_t fapl = f->failed ? H5I_INVALID_HID : file_access(comm);
     if (fapl >= 0)
         f->file = writing ? H5Fcreate(f->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)
                           : H5Fopen(path, H5F_ACC_RDONLY, fapl);
     h5u_close(&fapl, H5Pclose);
-    f->dxpl = H5Pcreate(H5P_DATASET_XFER);
-    if (f->file < 0 || f->dxpl < 0 || H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE) < 0)
-        f->failed = 1;
+    f->dxpl = f->file >= 0 ? h5u_transfer(f->file) : H5I_INVALID_HID;
+    if (f->file < 0 || f->dxpl < 0) f->failed = 1;
     return f;
 }
 
@@ -309,7 +307,7 @@ int ckpt_close(ckpt_file *f, int commit, char *err, size_t errlen) {
         h5u_ectx c = {f->partial, f->msg, sizeof f->msg};
         if (h5u_mark_strings(&c, f->file) != 0) {
             f->failed = 1;
-        } else if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0) {
+        } else if (h5u_flush(f->file, 1) != 0) {
             h5u_fail(&c, "cannot write the checkpoint");
             f->failed = 1;
         }

@@ -115,9 +115,9 @@ hid_t h5out_make_dataset(const h5u_ectx *c, hid_t file, const char *name, int ra
     hid_t space = H5Screate_simple(rank, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t d = H5I_INVALID_HID;
-    /* Every sample is written before finish, so skip writing fill values (with
-     * parallel HDF5 the space is allocated at creation). */
-    if (space >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
+    /* Every sample is written before finish, so skip writing fill values;
+     * the space is allocated at creation, as parallel HDF5 does (h5u_early) */
+    if (space >= 0 && dcpl >= 0 && h5u_early(dcpl) == 0 &&
         (!chunk || H5Pset_chunk(dcpl, rank, chunk) >= 0) &&
         (!chunk || deflate <= 0 || H5Pset_deflate(dcpl, (unsigned)deflate) >= 0) &&
         (!chunk || !fletcher || H5Pset_fletcher32(dcpl) >= 0))
@@ -148,7 +148,7 @@ static hid_t make_row_sums(const h5u_ectx *c, hid_t file, const hsize_t *dims) {
     hid_t space = H5Screate_simple(1, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t d = H5I_INVALID_HID;
-    if (space >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+    if (space >= 0 && dcpl >= 0 && h5u_early(dcpl) == 0)
         d = H5Dcreate2(file, "states_checksum", H5T_STD_U64LE, space, H5P_DEFAULT, dcpl,
                        H5P_DEFAULT);
     if (d < 0) h5u_fail(c, "cannot create dataset /states_checksum");
@@ -159,11 +159,9 @@ static hid_t make_row_sums(const h5u_ectx *c, hid_t file, const hsize_t *dims) {
 
 /* Creates the HDF5 file at w->partial with datasets and root attributes. */
 static int build_file(h5out *w, const h5out_meta *m, const h5u_ectx *c) {
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    hid_t fapl = h5u_file_access(w->comm, 1);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-    if (fapl < 0 || fcpl < 0 || H5Pset_fapl_mpio(fapl, w->comm, MPI_INFO_NULL) < 0 ||
-        H5Pset_all_coll_metadata_ops(fapl, 1) < 0 || H5Pset_coll_metadata_write(fapl, 1) < 0 ||
-        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
+    if (fapl < 0 || fcpl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
         H5Pset_attr_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0) {
         h5u_fail(c, "cannot set up file properties");
     } else {
@@ -200,9 +198,8 @@ static int build_file(h5out *w, const h5out_meta *m, const h5u_ectx *c) {
     if (w->row_sums < 0) return -1;
     w->time_space = H5Dget_space(w->time);
     w->states_space = H5Dget_space(w->states);
-    w->dxpl = H5Pcreate(H5P_DATASET_XFER);
-    if (w->time_space < 0 || w->states_space < 0 || w->dxpl < 0 ||
-        H5Pset_dxpl_mpio(w->dxpl, H5FD_MPIO_COLLECTIVE) < 0) {
+    w->dxpl = h5u_transfer(w->file);
+    if (w->time_space < 0 || w->states_space < 0 || w->dxpl < 0) {
         h5u_fail(c, "cannot set up data transfers");
         return -1;
     }
@@ -389,7 +386,8 @@ h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t 
     h5u_ectx c = {w->partial, msg, sizeof msg};
     /* flushed at once: the working file opens (samples_written 0) from the
      * start, not only after the first sample */
-    int ok = h5out_agree(w, build_file(w, meta, &c) == 0, msg, sizeof msg) && h5out_flushed(w, &c);
+    int ok =
+        h5out_agree(w, build_file(w, meta, &c) == 0, msg, sizeof msg) && h5out_flushed(w, &c, 0);
     if (!ok) {
         h5u_set_err(err, errlen, "%s", msg);
         discard(w);
@@ -403,10 +401,8 @@ h5out *h5out_create(const char *path, const h5out_meta *meta, char *err, size_t 
  * the run writes at its end (/partition, /events, /stats, /activity/events),
  * which a restart on other ranks writes anew. */
 static int reopen_file(h5out *w, const h5u_ectx *c) {
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fapl_mpio(fapl, w->comm, MPI_INFO_NULL) < 0 ||
-        H5Pset_all_coll_metadata_ops(fapl, 1) < 0 || H5Pset_coll_metadata_write(fapl, 1) < 0) {
-        h5u_close(&fapl, H5Pclose);
+    hid_t fapl = h5u_file_access(w->comm, 1);
+    if (fapl < 0) {
         h5u_fail(c, "cannot set up file properties");
         return -1;
     }
@@ -445,8 +441,8 @@ static int reopen_file(h5out *w, const h5u_ectx *c) {
             return -1;
         }
     }
-    w->dxpl = H5Pcreate(H5P_DATASET_XFER);
-    if (w->dxpl < 0 || H5Pset_dxpl_mpio(w->dxpl, H5FD_MPIO_COLLECTIVE) < 0) {
+    w->dxpl = h5u_transfer(w->file);
+    if (w->dxpl < 0) {
         h5u_fail(c, "cannot set up data transfers");
         return -1;
     }
@@ -494,8 +490,8 @@ h5out *h5out_reopen(const char *path, const h5out_meta *meta, int64_t next_sampl
     return w;
 }
 
-int h5out_flushed(h5out *w, const h5u_ectx *c) {
-    int ok = H5Fflush(w->file, H5F_SCOPE_GLOBAL) >= 0;
+int h5out_flushed(h5out *w, const h5u_ectx *c, int durable) {
+    int ok = h5u_flush(w->file, durable) == 0;
     if (!ok) h5u_fail(c, "cannot flush");
     return h5out_agree(w, ok, c->err, c->errlen);
 }
@@ -505,7 +501,7 @@ int h5out_flush(h5out *w, char *err, size_t errlen) {
     h5u_quiet_on(&q);
     char msg[MSG_LEN] = "";
     h5u_ectx c = {w->partial, msg, sizeof msg};
-    int ok = h5out_flushed(w, &c);
+    int ok = h5out_flushed(w, &c, 1);
     if (!ok && !w->error) h5out_keep_error(w, msg);
     h5u_quiet_off(&q);
     if (!ok) h5u_set_err(err, errlen, "%s", msg);
@@ -517,7 +513,7 @@ int h5out_suspend(h5out *w, char *err, size_t errlen) {
     h5u_quiet_on(&q);
     char msg[MSG_LEN] = "";
     h5u_ectx c = {w->partial, msg, sizeof msg};
-    if (!h5out_flushed(w, &c)) { /* what it holds is not on disk: it cannot be kept */
+    if (!h5out_flushed(w, &c, 1)) { /* what it holds is not on disk: it cannot be kept */
         h5u_quiet_off(&q);
         h5u_set_err(err, errlen, "%s (removed: it could not be kept for a restart)", msg);
         discard(w);
@@ -670,11 +666,12 @@ int h5out_sample(h5out *w, int64_t k, double t, const double *block) {
         w->written[k - 1] = 1;
         w->nwritten++;
     }
-    /* on disk at every sample: the file opens after a SIGKILL, and says how
-     * many samples it holds */
+    /* flushed at every sample: the file opens after a SIGKILL, and says how
+     * many samples it holds. On disk (fsync) at checkpoints and at the end
+     * (docs/reliability.md): 20 syncs cost a small run a third of its time */
     h5u_quiet_on(&q);
     h5u_ectx c = {w->partial, msg, sizeof msg};
-    ok = h5out_agree(w, mark_written(w, &c) == 0, msg, sizeof msg) && h5out_flushed(w, &c);
+    ok = h5out_agree(w, mark_written(w, &c) == 0, msg, sizeof msg) && h5out_flushed(w, &c, 0);
     h5u_quiet_off(&q);
     if (!ok) {
         h5out_keep_error(w, msg);
@@ -716,7 +713,7 @@ int h5out_finish(h5out *w, const qmol_stats *stats, char *err, size_t errlen) {
     int ok = h5out_agree(w, ready(w, stats, msg, sizeof msg), msg, sizeof msg) &&
              h5out_agree(w, h5out_write_stats(w, stats, &c) == 0, msg, sizeof msg) &&
              h5out_agree(w, h5u_mark_strings(&c, w->file) == 0, msg, sizeof msg) &&
-             h5out_flushed(w, &c) && h5out_agree(w, close_all(w, &c) == 0, msg, sizeof msg);
+             h5out_flushed(w, &c, 1) && h5out_agree(w, close_all(w, &c) == 0, msg, sizeof msg);
     h5u_quiet_off(&q);
     if (!ok) {
         h5u_set_err(err, errlen, "%s", msg);

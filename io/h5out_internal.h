@@ -37,12 +37,12 @@ struct h5out {
 /* Collective: 1 if ok on every rank; else 0, and msg (msglen bytes) holds
  * the message of the lowest failing rank on every rank. */
 int h5out_agree(const h5out *w, int ok, char *msg, size_t msglen);
-/* H5Fflush of w's file, agreed (0 on every rank, c->err set, when it failed
- * on one). Before every close of a file to keep: a close whose flush fails
- * (a full disk) leaves the file open inside HDF5, which then crashed in
- * MPI_Finalize (exit 139); a failed flush is followed by discard, which
- * makes room first. */
-int h5out_flushed(h5out *w, const h5u_ectx *c);
+/* H5Fflush of w's file (durable: on disk, h5u_flush), agreed (0 on every
+ * rank, c->err set, when it failed on one). Before every close of a file to
+ * keep: a close whose flush fails (a full disk) leaves the file open inside
+ * HDF5, which then crashed in MPI_Finalize (exit 139); a failed flush is
+ * followed by discard, which makes room first. */
+int h5out_flushed(h5out *w, const h5u_ectx *c, int durable);
 /* Creates a float64 dataset of the given shape (chunk: NULL or per dim;
  * chunked ones deflated at level `deflate` when > 0, and with HDF5's
  * Fletcher32 checksum when fletcher: parallel HDF5 then writes every chunk

@@ -159,7 +159,7 @@ int h5out_partition(h5out *w, const int32_t *owner_block, const h5out_rank_info 
                          msg, sizeof msg) &&
              /* its kind is a string: the working file stays verifiable */
              h5out_agree(w, h5u_mark_strings(&c, w->file) == 0, msg, sizeof msg) &&
-             h5out_flushed(w, &c);
+             h5out_flushed(w, &c, 1);
         h5u_quiet_off(&q);
     }
     if (!ok) return h5out_fail(w, msg, err, errlen);

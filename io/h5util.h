@@ -45,6 +45,28 @@ void h5u_fail(const h5u_ectx *c, const char *what);
  * whose flush failed: it stays open inside HDF5 and MPI_Finalize crashes. */
 int h5u_room(const char *file, double bytes, char *err, size_t errlen);
 #define H5U_ROOM_MARGIN (512.0 * 1024.0)
+/* File access for the ranks of comm: MPI-IO across several (with
+ * collective metadata operations when collective_metadata); on one, HDF5's
+ * POSIX driver: the same file, without loading MPI-IO's components or its
+ * collective machinery (which cost a small run more than its integration).
+ * HDF5's own file lock is off on one rank: the working file's flock
+ * (workfile.h) guards the file, and HDF5's exclusive lock would conflict
+ * with it. Returns the list, or a negative id. */
+hid_t h5u_file_access(MPI_Comm comm, int collective_metadata);
+/* A dataset's creation list: its space allocated at creation and never
+ * filled (every element is written). Parallel HDF5 allocates early anyway;
+ * a file written on one rank (the POSIX driver) then has the same layout,
+ * and a restart on several ranks writes into it (HDF5 1.10's MPI-IO wrote
+ * into late-allocated chunks at an invalid offset). Returns 0 or -1. */
+int h5u_early(hid_t dcpl);
+/* A data transfer list for obj's file: collective on MPI-IO, HDF5's
+ * default otherwise. Close it with H5Pclose; negative on failure. */
+hid_t h5u_transfer(hid_t obj);
+/* H5Fflush of file: to the operating system, which keeps it when the
+ * process is killed; durable: on disk (fsync on the POSIX driver; MPI-IO's
+ * flush always syncs), as what a checkpoint counts as written must be.
+ * Returns 0, or -1 (HDF5's error stack, or errno, says why). */
+int h5u_flush(hid_t file, int durable);
 /* Closes *id with fn if valid (best effort) and invalidates it. */
 void h5u_close(hid_t *id, herr_t (*fn)(hid_t));
 /* Closes group g (ignored when invalid) after writes that returned rc:

@@ -170,10 +170,22 @@ static field_io file_io(checkpointer *k, ckpt_file *f, int loading) {
  * they are. */
 typedef struct checkpoint_group integrator_io;
 
+/* prefix then name into out (cut to cap - 1 characters, as snprintf would;
+ * the names are short). Kept windows make names at every window end, where
+ * snprintf's cost showed. */
+static void join_name(char *out, size_t cap, const char *prefix, const char *name) {
+    size_t a = strlen(prefix), b = strlen(name);
+    if (a > cap - 1) a = cap - 1;
+    if (b > cap - 1 - a) b = cap - 1 - a;
+    memcpy(out, prefix, a);
+    memcpy(out + a, name, b);
+    out[a + b] = '\0';
+}
+
 static int integrator_field(state_io *io, const char *name, double *owned) {
     state_io *to = ((integrator_io *)io)->to;
     char path[128];
-    snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
+    join_name(path, sizeof path, CKPT_INTEGRATOR "/", name);
     int rc = to->field(to, path, owned);
     io->why = to->why;
     return rc;
@@ -182,7 +194,7 @@ static int integrator_field(state_io *io, const char *name, double *owned) {
 static int integrator_vector(state_io *io, const char *name, int64_t len, double *values) {
     state_io *to = ((integrator_io *)io)->to;
     char path[128];
-    snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
+    join_name(path, sizeof path, CKPT_INTEGRATOR "/", name);
     int rc = to->vector(to, path, len, values);
     io->why = to->why;
     return rc;
@@ -198,8 +210,13 @@ static int integrator_scalar(state_io *io, const char *name, double *value) {
 static int integrator_has_field(state_io *io, const char *name) {
     state_io *to = ((integrator_io *)io)->to;
     char path[128];
-    snprintf(path, sizeof path, "%s/%s", CKPT_INTEGRATOR, name);
+    join_name(path, sizeof path, CKPT_INTEGRATOR "/", name);
     return !to->has_field || to->has_field(to, path);
+}
+
+static double *integrator_field_room(state_io *io, int ahead) {
+    state_io *to = ((integrator_io *)io)->to;
+    return to->field_room ? to->field_room(to, ahead) : NULL;
 }
 
 static integrator_io integrator_view(state_io *to) {
@@ -207,7 +224,8 @@ static integrator_io integrator_view(state_io *to) {
                             .field = integrator_field,
                             .scalar = integrator_scalar,
                             .vector = integrator_vector,
-                            .has_field = integrator_has_field},
+                            .has_field = integrator_has_field,
+                            .field_room = integrator_field_room},
                            to};
 }
 
@@ -236,11 +254,11 @@ static int problem_discrete(checkpointer *k, state_io *io) {
 static int stats_io(state_io *io, qmol_stats *s, ckpt_file *reader) {
     char name[64];
     for (size_t i = 0; i < stats_nfields; i++) {
-        snprintf(name, sizeof name, "stats.%s", stats_fields[i].name);
+        join_name(name, sizeof name, "stats.", stats_fields[i].name);
         if (reader && !ckpt_has_scalar(reader, name)) {
             if (stats_fields[i].added) continue;
             if (stats_fields[i].former)
-                snprintf(name, sizeof name, "stats.%s", stats_fields[i].former);
+                join_name(name, sizeof name, "stats.", stats_fields[i].former);
         }
         double v = stats_fields[i].is_double ? *stats_wall(s, i) : (double)*stats_counter(s, i);
         if (io->scalar(io, name, &v)) return -1;

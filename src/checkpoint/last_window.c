@@ -27,6 +27,13 @@ static int values_room(last_window *w, size_t cap) {
     return 0;
 }
 
+/* Room for need values: none added when there is, else what is needed and
+ * an eighth (at least 1024). Returns 0, or -1 when out of memory. */
+static int room_for(last_window *w, size_t need) {
+    if (need <= w->values_cap) return 0;
+    return values_room(w, need + need / 8 > 1024 ? need + need / 8 : 1024);
+}
+
 /* A new item with room for len values at w->values + item->offset, or NULL
  * (io.why says why). The keep_* functions then still return 0, so that every
  * rank goes through the same collective steps of the content; the record is
@@ -48,16 +55,17 @@ static kept_item *add(last_window *w, int kind, const char *name, int64_t len) {
         return NULL;
     }
     size_t need = w->used + (size_t)len;
-    /* past the reservation: what is needed, and an eighth */
-    if (need > w->values_cap && values_room(w, need + need / 8 > 1024 ? need + need / 8 : 1024)) {
+    if (room_for(w, need)) {
         w->io.why = "out of memory keeping the last window";
         return NULL;
     }
     kept_item *it = &w->items[w->count];
-    if ((size_t)snprintf(it->name, sizeof it->name, "%s", name) >= sizeof it->name) {
+    size_t name_len = strlen(name);
+    if (name_len >= sizeof it->name) {
         w->io.why = "a checkpoint field's name is too long to keep";
         return NULL;
     }
+    memcpy(it->name, name, name_len + 1);
     it->kind = kind;
     it->len = len;
     it->offset = w->used;
@@ -66,16 +74,43 @@ static kept_item *add(last_window *w, int kind, const char *name, int64_t len) {
     return it;
 }
 
-/* Copies len values into the record; a NaN drops the record (it would be
- * a checkpoint that no restart can use). */
+/* Whether one of v[0 .. len-1] is a NaN: four independent chains of
+ * comparisons (one chain, or lanes in an array, cost as much as the
+ * record's copies). */
+static int has_nan(const double *v, int64_t len) {
+    int a = 0, b = 0, c = 0, d = 0;
+    int64_t i = 0;
+    for (; i + 4 <= len; i += 4) {
+        a |= v[i] != v[i];
+        b |= v[i + 1] != v[i + 1];
+        c |= v[i + 2] != v[i + 2];
+        d |= v[i + 3] != v[i + 3];
+    }
+    for (; i < len; i++)
+        a |= v[i] != v[i];
+    return a | b | c | d;
+}
+
+/* Copies len values into the record (none when the saver wrote them in
+ * place, field_room); a NaN drops the record (it would be a checkpoint
+ * that no restart can use). */
 static void copy_values(last_window *w, const kept_item *it, const double *from) {
     double *to = w->values + it->offset;
-    int nan = 0;
-    for (int64_t i = 0; i < it->len; i++) {
-        nan |= isnan(from[i]);
-        to[i] = from[i];
-    }
-    if (nan) w->io.why = "a NaN in the window's state";
+    if (from != to && it->len > 0) memcpy(to, from, (size_t)it->len * sizeof *to);
+    if (has_nan(to, it->len)) w->io.why = "a NaN in the window's state";
+}
+
+/* state_io's field_room: fields are kept one after the other, n values
+ * each; NULL when there is no room (add then says why). */
+static double *keep_field_room(state_io *io, int ahead) {
+    last_window *w = (last_window *)io;
+    size_t fields = (size_t)ahead + 1;
+    if (w->io.why || ahead < 0 ||
+        (w->n > 0 && fields > SIZE_MAX / sizeof(double) / 4 / (size_t)w->n) ||
+        w->used > SIZE_MAX / sizeof(double) / 2 - fields * (size_t)w->n)
+        return NULL;
+    if (room_for(w, w->used + fields * (size_t)w->n)) return NULL;
+    return w->values + w->used + (size_t)ahead * (size_t)w->n;
 }
 
 static int keep_field(state_io *io, const char *name, double *owned) {
@@ -101,7 +136,10 @@ static int keep_scalar(state_io *io, const char *name, double *value) {
 
 void last_window_init(last_window *w, int32_t n) {
     memset(w, 0, sizeof *w);
-    w->io = (state_io){.field = keep_field, .vector = keep_vector, .scalar = keep_scalar};
+    w->io = (state_io){.field = keep_field,
+                       .vector = keep_vector,
+                       .scalar = keep_scalar,
+                       .field_room = keep_field_room};
     w->n = n;
     w->t = NAN;
 }

@@ -132,6 +132,13 @@ typedef struct state_io {
      * every rank); NULL: it holds every field. A field added to an
      * integrator since a checkpoint was written takes its initial value. */
     int (*has_field)(struct state_io *io, const char *name);
+    /* Saving, optional (NULL: none): where io keeps the owned values of the
+     * field `ahead` places after the next (0: the next), when the fields up
+     * to it are passed in order with nothing between. A saver that writes
+     * a field there and passes that pointer to field spares io a copy. Ask
+     * for the furthest first (the places may move until then); NULL: no
+     * such place now. */
+    double *(*field_room)(struct state_io *io, int ahead);
     void *ctx;
 } state_io;
 

@@ -105,6 +105,68 @@ static int check_quanta(qss_engine *e, MPI_Comm comm, state_io *io) {
     return -1;
 }
 
+/* A field of the x or q records, or the next event times (records NULL). */
+typedef struct record_field {
+    char name[16];
+    void *records;
+    size_t size, offset;
+} record_field;
+
+#define RECORD_FIELDS_MAX 16
+
+static int add_field(record_field *f, int count, const char *name, int k, void *records,
+                     size_t size, size_t offset) {
+    record_field *r = &f[count];
+    snprintf(r->name, sizeof r->name, k >= 0 ? "%s%d" : "%s", name, k);
+    r->records = records, r->size = size, r->offset = offset;
+    return count + 1;
+}
+
+/* The record fields in checkpoint order: x0 .. x<order>, q0 .. q<order-1>,
+ * tx, tq, dq, next, diag (LIQSS1, LIQSS2), checked_age (order >= 2 and
+ * with_age). Returns how many. */
+static int record_fields(qss_engine *e, int with_age, record_field *f) {
+    int count = 0;
+    size_t xs = sizeof *e->x, qs = sizeof *e->q;
+    for (int k = 0; k <= e->order; k++)
+        count =
+            add_field(f, count, "x", k, e->x, xs, offsetof(qss_x, c) + (size_t)k * sizeof(double));
+    for (int k = 0; k < e->order; k++)
+        count =
+            add_field(f, count, "q", k, e->q, qs, offsetof(qss_q, c) + (size_t)k * sizeof(double));
+    count = add_field(f, count, "tx", -1, e->x, xs, offsetof(qss_x, tx));
+    count = add_field(f, count, "tq", -1, e->q, qs, offsetof(qss_q, tq));
+    count = add_field(f, count, "dq", -1, e->x, xs, offsetof(qss_x, dq));
+    count = add_field(f, count, "next", -1, NULL, 0, 0);
+    if (e->has_diag) count = add_field(f, count, "diag", -1, e->x, xs, offsetof(qss_x, diag));
+    if (with_age)
+        count = add_field(f, count, "checked_age", -1, e->x, xs, offsetof(qss_x, checked_age));
+    return count;
+}
+
+/* Saving into io's own places for the fields (field_room), all in one pass
+ * over the records: a kept window (last_window.h) saves at every window
+ * end, where a pass per field cost as much as the window's events. Returns
+ * 1 when io has no places (nothing was done), else 0 or -1 as io->field. */
+static int save_in_place(qss_engine *e, state_io *io, const record_field *f, int count) {
+    double *room[RECORD_FIELDS_MAX];
+    if (io->loading || !io->field_room || !io->field_room(io, count - 1)) return 1;
+    for (int k = 0; k < count; k++)
+        if (!(room[k] = io->field_room(io, k))) return 1;
+    for (int32_t j = 0; j < e->n; j++)
+        for (int k = 0; k < count; k++) {
+            const char *from =
+                f[k].records ? (const char *)f[k].records + (size_t)j * f[k].size : NULL;
+            if (from)
+                memcpy(&room[k][j], from + f[k].offset, sizeof(double));
+            else
+                room[k][j] = heap_time(&e->heap, j);
+        }
+    for (int k = 0; k < count; k++)
+        if (io->field(io, f[k].name, room[k])) return -1;
+    return 0;
+}
+
 int eng_state_io(qss_engine *e, state_io *io) {
     MPI_Comm comm = e->halo ? e->halo->comm : MPI_COMM_SELF;
     int width = e->m->max_row;
@@ -118,32 +180,22 @@ int eng_state_io(qss_engine *e, state_io *io) {
         return -1;
     }
     char name[32];
-    int rc = 0;
-    for (int k = 0; rc == 0 && k <= e->order; k++) {
-        snprintf(name, sizeof name, "x%d", k);
-        rc = record_column(io, name, col, e->x, sizeof *e->x, e->n,
-                           offsetof(qss_x, c) + (size_t)k * sizeof(double));
-    }
-    for (int k = 0; rc == 0 && k < e->order; k++) {
-        snprintf(name, sizeof name, "q%d", k);
-        rc = record_column(io, name, col, e->q, sizeof *e->q, e->n,
-                           offsetof(qss_q, c) + (size_t)k * sizeof(double));
-    }
-    rc = rc || record_column(io, "tx", col, e->x, sizeof *e->x, e->n, offsetof(qss_x, tx)) ||
-         record_column(io, "tq", col, e->q, sizeof *e->q, e->n, offsetof(qss_q, tq)) ||
-         record_column(io, "dq", col, e->x, sizeof *e->x, e->n, offsetof(qss_x, dq)) ||
-         column(io, "next", col, e, get_next, put_next, 0);
-    if (rc == 0 && e->has_diag)
-        rc = record_column(io, "diag", col, e->x, sizeof *e->x, e->n, offsetof(qss_x, diag));
     /* a checkpoint from before the unseen check's ages: none checked yet */
-    if (rc == 0 && e->order >= 2) {
-        if (io->loading && io->has_field && !io->has_field(io, "checked_age"))
-            for (int32_t j = 0; j < e->n; j++)
-                e->x[j].checked_age = INFINITY;
-        else
-            rc = record_column(io, "checked_age", col, e->x, sizeof *e->x, e->n,
-                               offsetof(qss_x, checked_age));
+    int with_age = e->order >= 2;
+    if (with_age && io->loading && io->has_field && !io->has_field(io, "checked_age")) {
+        with_age = 0;
+        for (int32_t j = 0; j < e->n; j++)
+            e->x[j].checked_age = INFINITY;
     }
+    record_field f[RECORD_FIELDS_MAX];
+    int count = record_fields(e, with_age, f);
+    int rc = save_in_place(e, io, f, count);
+    for (int k = 0; rc == 1 && k < count; k++)
+        if (f[k].records
+                ? record_column(io, f[k].name, col, f[k].records, f[k].size, e->n, f[k].offset)
+                : column(io, f[k].name, col, e, get_next, put_next, 0))
+            rc = -1;
+    if (rc == 1) rc = 0;
     for (int w = 0; rc == 0 && e->entry && w < width; w++) {
         snprintf(name, sizeof name, "entry%d", w);
         rc = column(io, name, col, e, get_entry, put_entry, w);
