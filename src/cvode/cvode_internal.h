@@ -34,6 +34,11 @@
  * 7x, and on heat3d 30^3 blocks of 10000 took 23x the time of 1000. */
 #define CV_BLOCK_ROWS 1024
 
+/* From this many owned rows ILU(0)'s set-up and substitutions run on the
+ * row loops' threads on a 2D or 3D grid (cvode_ilu.h: slabs of x, each a
+ * grid line behind the one before; the same arithmetic). */
+#define CV_ILU_THREADED_ROWS 16384
+
 /* CVODE's mxstep (per call) and, as CV_ONE_STEP makes it apply per call,
  * cvode_integrate's own cap: at most this many steps between two
  * discontinuities (or from t0 to tf without any). A whole-run cap stopped

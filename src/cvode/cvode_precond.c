@@ -35,6 +35,26 @@ static int block_create(cv_run *r, SUNContext sunctx) {
     return r->bj_LS ? 0 : -1;
 }
 
+/* ILU(0)'s key for threads (cvode_ilu.h): the x index of each owned row on
+ * a grid of 2 or 3 dimensions (1D: the parts could only take turns), NULL
+ * otherwise; *failed on out of memory. */
+static int32_t *grid_x_keys(const cv_run *r, int *failed) {
+    const qmol_problem *p = r->p;
+    *failed = 0;
+    if (r->nthreads < 2 || r->m->n < CV_ILU_THREADED_ROWS || p->ndims < 2 || p->dims[0] < 2 ||
+        p->dims[0] > INT32_MAX)
+        return NULL;
+    int32_t *key = malloc((size_t)r->m->n * sizeof *key);
+    if (!key) {
+        *failed = 1;
+        return NULL;
+    }
+    int64_t comps = p->components > 0 ? p->components : 1;
+    for (int32_t j = 0; j < r->m->n; j++)
+        key[j] = (int32_t)(model_gid(r->m, j) / comps % p->dims[0]);
+    return key;
+}
+
 int cvpre_create(cv_run *r, SUNContext sunctx, char *err, size_t errlen) {
     int32_t n = r->m->n;
     int rc = 0;
@@ -43,7 +63,10 @@ int cvpre_create(cv_run *r, SUNContext sunctx, char *err, size_t errlen) {
     } else if (r->precond == PRECOND_ILU) {
         /* one block of all owned rows: the owned columns, ghosts dropped */
         rc = cvp_build(r, n > 0 ? n : 1);
-        if (!rc) rc = ilu0_init(&r->ilu, n, r->sp_ptr, r->sp_col, r->sp_diag);
+        int32_t *key = NULL;
+        if (!rc) key = grid_x_keys(r, &rc);
+        if (!rc) rc = ilu0_init(&r->ilu, n, r->sp_ptr, r->sp_col, r->sp_diag, r->nthreads, key);
+        free(key);
     } else {
         r->pinv = malloc(((size_t)n + 1) * sizeof *r->pinv);
         rc = r->pinv ? 0 : -1;
@@ -79,17 +102,24 @@ static int jacobi_setup(cv_run *r, double gamma) {
     return cvr_agree(r, bad); /* 1: recoverable, CVODE cuts the step */
 }
 
-/* I - gamma J on the pattern sp_* into a; 1 when a value is not finite. */
+/* I - gamma J on the pattern sp_* into a, row by row on the row loops'
+ * threads (a model row's entries land in the pattern's same row); 1 when
+ * a value is not finite. */
 static int newton_matrix(const cv_run *r, double gamma, double *a) {
     const model *m = r->m;
-    memset(a, 0, (size_t)r->sp_nnz * sizeof *a);
-    for (int64_t e = 0; e < m->nnz; e++)
-        if (r->sp_pos[e] >= 0) a[r->sp_pos[e]] = -gamma * r->jval[e];
-    for (int32_t j = 0; j < m->n; j++)
-        a[r->sp_diag[j]] += 1.0;
     int bad = 0;
-    for (int64_t k = 0; k < r->sp_nnz && !bad; k++)
-        bad = !isfinite(a[k]);
+#pragma omp parallel for num_threads(r->nthreads) if (m->n >= CV_ILU_THREADED_ROWS)                \
+    reduction(|                                                                                    \
+              : bad)
+    for (int32_t j = 0; j < m->n; j++) {
+        for (sunindextype k = r->sp_ptr[j]; k < r->sp_ptr[j + 1]; k++)
+            a[k] = 0.0;
+        for (int64_t e = m->row_ptr[j]; e < m->row_ptr[j + 1]; e++)
+            if (r->sp_pos[e] >= 0) a[r->sp_pos[e]] = -gamma * r->jval[e];
+        a[r->sp_diag[j]] += 1.0;
+        for (sunindextype k = r->sp_ptr[j]; k < r->sp_ptr[j + 1]; k++)
+            bad |= !isfinite(a[k]);
+    }
     return bad;
 }
 

@@ -8,7 +8,13 @@
  *     densely from the factors), the solve inverting exactly that L U (x
  *     from b = L (U x), by products with the factors), and L U != A off the
  *     pattern (the fill-in ILU(0) drops, so the check above can fail);
- *   - a zero pivot ([0 1; 1 0], [1 1; 1 1]) and a NaN entry are reported.
+ *   - a zero pivot ([0 1; 1 0], [1 1; 1 1]) and a NaN entry are reported;
+ *   - threads: on a 40 x 30 grid cut by x (and a 3-point 1D one, and a
+ *     pattern whose U part names rows its L part does not), the factors and
+ *     solves on 2, 3 and 5 parts are the one-thread ones bit for bit, and on
+ *     the grid the parts really overlap (each holds rows, and a later
+ *     part's first chunk needs only part of an earlier one); a key that
+ *     would make a part wait on a later one (x reversed) gives one part.
  */
 #include "tests/support/test_support.h"
 
@@ -18,17 +24,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_N 64
+#define MAX_N 1200 /* sparse */
+#define DENSE_N 64 /* the dense copy: the first DENSE_N rows and columns */
 #define MAX_NNZ (5 * MAX_N)
 
 /* A CSR matrix (rows sorted by column, each holding its diagonal) and the
- * same matrix dense. */
+ * same matrix dense (its first DENSE_N rows and columns). */
 typedef struct csr {
     int32_t n;
     sunindextype ptr[MAX_N + 1], col[MAX_NNZ];
     int64_t diag[MAX_N];
     double val[MAX_NNZ];
-    double dense[MAX_N][MAX_N];
+    double dense[DENSE_N][DENSE_N];
 } csr;
 
 static void csr_start(csr *a, int32_t n) {
@@ -44,20 +51,24 @@ static void csr_put(csr *a, int32_t i, int32_t j, double v) {
     a->col[k] = j;
     a->val[k] = v;
     if (i == j) a->diag[i] = k;
-    a->dense[i][j] = v;
+    if (i < DENSE_N && j < DENSE_N) a->dense[i][j] = v;
 }
 
 /* Factors a into f (f->lu from a's values); returns ilu0_factor's rc. */
-static int factor(ilu0 *f, const csr *a) {
-    assert_int_equal(ilu0_init(f, a->n, a->ptr, a->col, a->diag), 0);
+static int factor_on(ilu0 *f, const csr *a, int threads, const int32_t *key) {
+    assert_int_equal(ilu0_init(f, a->n, a->ptr, a->col, a->diag, threads, key), 0);
     memcpy(f->lu, a->val, (size_t)a->ptr[a->n] * sizeof *f->lu);
     return ilu0_factor(f);
 }
 
+static int factor(ilu0 *f, const csr *a) {
+    return factor_on(f, a, 1, NULL);
+}
+
 /* L (unit diagonal) and U dense from the factors. */
-static void dense_factors(const ilu0 *f, double L[MAX_N][MAX_N], double U[MAX_N][MAX_N]) {
-    memset(L, 0, sizeof(double[MAX_N][MAX_N]));
-    memset(U, 0, sizeof(double[MAX_N][MAX_N]));
+static void dense_factors(const ilu0 *f, double L[DENSE_N][DENSE_N], double U[DENSE_N][DENSE_N]) {
+    memset(L, 0, sizeof(double[DENSE_N][DENSE_N]));
+    memset(U, 0, sizeof(double[DENSE_N][DENSE_N]));
     for (int32_t i = 0; i < f->n; i++) {
         L[i][i] = 1.0;
         for (sunindextype k = f->ptr[i]; k < f->ptr[i + 1]; k++)
@@ -119,7 +130,7 @@ static void grid_factors_match_on_pattern(void **state) {
     (void)state;
     enum { NX = 7, NY = 6, N = NX * NY };
     static csr a;
-    static double L[MAX_N][MAX_N], U[MAX_N][MAX_N], LU[MAX_N][MAX_N];
+    static double L[DENSE_N][DENSE_N], U[DENSE_N][DENSE_N], LU[DENSE_N][DENSE_N];
     grid_matrix(&a, NX, NY, 0.8);
     ilu0 f;
     assert_int_equal(factor(&f, &a), 0);
@@ -186,7 +197,87 @@ static void bad_pivots_are_reported(void **state) {
     ilu0_free(&f);
 }
 
+/* a's factors and solve on `threads` parts equal the one-thread ones. */
+static void same_on_parts(const csr *a, int threads, const int32_t *key, const char *what) {
+    ilu0 one, many;
+    int bad1 = factor(&one, a), badn = factor_on(&many, a, threads, key);
+    assert_int_equal(bad1, badn);
+    if (many.plan.parts != threads)
+        fail_msg("%s: %d parts for %d threads", what, many.plan.parts, threads);
+    size_t nnz = (size_t)a->ptr[a->n];
+    if (memcmp(one.lu, many.lu, nnz * sizeof *one.lu) != 0 ||
+        memcmp(one.dinv, many.dinv, (size_t)a->n * sizeof *one.dinv) != 0)
+        fail_msg("%s, %d parts: the factors differ from one thread's", what, threads);
+    static double b[MAX_N], x1[MAX_N], xn[MAX_N];
+    for (int rep = 0; rep < 3; rep++) { /* progress is reset between solves */
+        for (int32_t i = 0; i < a->n; i++)
+            b[i] = sin(0.37 * i + rep) + 0.01 * i;
+        ilu0_solve(&one, b, x1);
+        ilu0_solve(&many, b, xn);
+        if (memcmp(x1, xn, (size_t)a->n * sizeof *x1) != 0)
+            fail_msg("%s, %d parts: the solve differs from one thread's", what, threads);
+        memcpy(xn, b, (size_t)a->n * sizeof *xn);
+        ilu0_solve(&many, xn, xn); /* in place */
+        if (memcmp(x1, xn, (size_t)a->n * sizeof *x1) != 0)
+            fail_msg("%s, %d parts: the in-place solve differs", what, threads);
+    }
+    ilu0_free(&one);
+    ilu0_free(&many);
+}
+
+static void threads_give_the_same_bits(void **state) {
+    (void)state;
+    static csr a;
+    static int32_t key[MAX_N];
+    grid_matrix(&a, 40, 30, 0.8);
+    for (int32_t i = 0; i < a.n; i++)
+        key[i] = i % 40;
+    for (int t = 2; t <= 5; t += (t == 3 ? 2 : 1))
+        same_on_parts(&a, t, key, "grid 40 x 30");
+    /* the two parts of the grid overlap: each holds rows, and part 1's first
+     * chunk waits for only part of part 0 (a wavefront, not one after the
+     * other) */
+    ilu0 f;
+    assert_int_equal(factor_on(&f, &a, 2, key), 0);
+    const ilu0_plan *P = &f.plan;
+    int32_t size0 = P->first[1] - P->first[0], size1 = P->first[2] - P->first[1];
+    if (!(size0 > 400 && size1 > 400)) fail_msg("grid parts of %d and %d rows", size0, size1);
+    int32_t need = P->need_forward[(size_t)P->first_chunk[1] * 2 + 0];
+    if (!(need > 0 && need < size0 / 2))
+        fail_msg("part 1's first chunk needs %d of part 0's %d rows", need, size0);
+    ilu0_free(&f);
+    for (int32_t i = 0; i < a.n; i++)
+        key[i] = 39 - i % 40;
+    assert_int_equal(factor_on(&f, &a, 2, key), 0);
+    if (f.plan.parts != 1) fail_msg("x reversed: %d parts", f.plan.parts);
+    ilu0_free(&f);
+    /* 1D: every row depends on the one before (the parts take turns) */
+    csr_start(&a, 1000);
+    for (int32_t i = 0; i < 1000; i++) {
+        if (i > 0) csr_put(&a, i, i - 1, -1.3);
+        csr_put(&a, i, i, 3.0 + 0.001 * i);
+        if (i < 999) csr_put(&a, i, i + 1, -0.7);
+    }
+    for (int32_t i = 0; i < a.n; i++)
+        key[i] = i;
+    same_on_parts(&a, 2, key, "1D");
+    same_on_parts(&a, 3, key, "1D");
+    /* a pattern that is not symmetric: row i names i + 7 (U) but row i + 7
+     * does not name i, and row i names i - 3 (L) only */
+    csr_start(&a, 900);
+    for (int32_t i = 0; i < 900; i++) {
+        if (i >= 3) csr_put(&a, i, i - 3, -0.5);
+        csr_put(&a, i, i, 2.5);
+        if (i + 7 < 900) csr_put(&a, i, i + 7, -0.9);
+    }
+    for (int32_t i = 0; i < a.n; i++)
+        key[i] = i / 100;
+    same_on_parts(&a, 2, key, "unsymmetric pattern");
+    same_on_parts(&a, 4, key, "unsymmetric pattern");
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(threads_give_the_same_bits),
     cmocka_unit_test(tridiagonal_is_exact),
     cmocka_unit_test(grid_factors_match_on_pattern),
     cmocka_unit_test(bad_pivots_are_reported),
