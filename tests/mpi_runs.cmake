@@ -71,3 +71,10 @@ add_test(NAME mpi.runs.cvode_norm
           --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
           --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
 set_tests_properties(mpi.runs.cvode_norm PROPERTIES TIMEOUT 300 PROCESSORS 2)
+# CVODE on 1, 2 and 3 threads writes the same bits: threaded ILU(0) slabs and
+# vector sums (tests/cvode_threads_test.py).
+add_test(NAME cvode.threads
+  COMMAND ${QMOL_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cvode_threads_test.py
+          --qmol $<TARGET_FILE:qmol> --mpiexec "${QMOL_MPIEXEC_STRING}"
+          --scratch ${CMAKE_CURRENT_BINARY_DIR}/mpi-scratch)
+set_tests_properties(cvode.threads PROPERTIES TIMEOUT 300 PROCESSORS 2)
