@@ -97,7 +97,7 @@ int ilu0_plan_build(ilu0 *f, int parts, const int32_t *key) {
     ilu0_plan *P = &f->plan;
     ilu0_plan_free(P);
     if (parts < 2 || f->n < (int64_t)parts * ILU0_CHUNK) return 0;
-    int32_t *fill = malloc((size_t)f->n * sizeof *fill);
+    int32_t *fill = malloc((size_t)parts * sizeof *fill); /* next place in each part */
     int32_t *part = malloc((size_t)f->n * sizeof *part);
     int32_t *pos = malloc((size_t)f->n * sizeof *pos);
     P->rows = malloc((size_t)f->n * sizeof *P->rows);

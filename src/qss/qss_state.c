@@ -107,18 +107,16 @@ static int check_quanta(qss_engine *e, MPI_Comm comm, state_io *io) {
 
 /* A field of the x or q records, or the next event times (records NULL). */
 typedef struct record_field {
-    char name[16];
+    const char *name;
     void *records;
     size_t size, offset;
 } record_field;
 
 #define RECORD_FIELDS_MAX 16
 
-static int add_field(record_field *f, int count, const char *name, int k, void *records,
-                     size_t size, size_t offset) {
-    record_field *r = &f[count];
-    snprintf(r->name, sizeof r->name, k >= 0 ? "%s%d" : "%s", name, k);
-    r->records = records, r->size = size, r->offset = offset;
+static int add_field(record_field *f, int count, const char *name, void *records, size_t size,
+                     size_t offset) {
+    f[count] = (record_field){name, records, size, offset};
     return count + 1;
 }
 
@@ -126,21 +124,25 @@ static int add_field(record_field *f, int count, const char *name, int k, void *
  * tx, tq, dq, next, diag (LIQSS1, LIQSS2), checked_age (order >= 2 and
  * with_age). Returns how many. */
 static int record_fields(qss_engine *e, int with_age, record_field *f) {
+    /* literal names (one per coefficient of qss_x.c and qss_q.c): a kept
+     * window saves at every window end */
+    static const char *const x_names[] = {"x0", "x1", "x2", "x3"};
+    static const char *const q_names[] = {"q0", "q1", "q2"};
     int count = 0;
     size_t xs = sizeof *e->x, qs = sizeof *e->q;
     for (int k = 0; k <= e->order; k++)
-        count =
-            add_field(f, count, "x", k, e->x, xs, offsetof(qss_x, c) + (size_t)k * sizeof(double));
+        count = add_field(f, count, x_names[k], e->x, xs,
+                          offsetof(qss_x, c) + (size_t)k * sizeof(double));
     for (int k = 0; k < e->order; k++)
-        count =
-            add_field(f, count, "q", k, e->q, qs, offsetof(qss_q, c) + (size_t)k * sizeof(double));
-    count = add_field(f, count, "tx", -1, e->x, xs, offsetof(qss_x, tx));
-    count = add_field(f, count, "tq", -1, e->q, qs, offsetof(qss_q, tq));
-    count = add_field(f, count, "dq", -1, e->x, xs, offsetof(qss_x, dq));
-    count = add_field(f, count, "next", -1, NULL, 0, 0);
-    if (e->has_diag) count = add_field(f, count, "diag", -1, e->x, xs, offsetof(qss_x, diag));
+        count = add_field(f, count, q_names[k], e->q, qs,
+                          offsetof(qss_q, c) + (size_t)k * sizeof(double));
+    count = add_field(f, count, "tx", e->x, xs, offsetof(qss_x, tx));
+    count = add_field(f, count, "tq", e->q, qs, offsetof(qss_q, tq));
+    count = add_field(f, count, "dq", e->x, xs, offsetof(qss_x, dq));
+    count = add_field(f, count, "next", NULL, 0, 0);
+    if (e->has_diag) count = add_field(f, count, "diag", e->x, xs, offsetof(qss_x, diag));
     if (with_age)
-        count = add_field(f, count, "checked_age", -1, e->x, xs, offsetof(qss_x, checked_age));
+        count = add_field(f, count, "checked_age", e->x, xs, offsetof(qss_x, checked_age));
     return count;
 }
 
