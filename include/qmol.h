@@ -104,6 +104,13 @@ typedef struct qmol_problem {
     int64_t n_discrete;
     void (*get_discrete)(const void *data, double *values);
     void (*set_discrete)(void *data, const double *values);
+
+    /* Optional, with jac: f_i (returned) and its Jacobian row into dfdv in
+     * one call, exactly what rhs and jac give. The QSS methods of order 2
+     * ask for both at every re-evaluation of a row, so what a row sets up
+     * (its place on a grid, its boundary) is then done once. NULL: rhs,
+     * then jac. */
+    double (*rhs_jac)(const void *data, int64_t i, double t, const double *vals, double *dfdv);
 } qmol_problem;
 
 /* One named numeric parameter of a problem, with its default and range. */

@@ -61,24 +61,38 @@ static adr1d_local adr1d_gather(const adr1d *p, int64_t i, const double *vals) {
     return s;
 }
 
+static inline double adr1d_f(const adr1d *p, const adr1d_local *s) {
+    double u = s->centre;
+    return s->w_west * (s->west - u) + s->w_east * (s->east - u) + p->r * (u * u - u * u * u);
+}
+
+static inline void adr1d_dfdv(const adr1d *p, const adr1d_local *s, double *dfdv) {
+    double u = s->centre;
+    int k = 0;
+    /* At the last node the mirrored east value is the west state too. */
+    if (s->has_west) dfdv[k++] = s->w_west + (s->is_last ? s->w_east : 0.0);
+    dfdv[k++] = -s->w_west - s->w_east + p->r * (2.0 * u - 3.0 * u * u);
+    if (!s->is_last) dfdv[k++] = s->w_east;
+}
+
 static double adr1d_rhs(const void *data, int64_t i, double t, const double *vals) {
     (void)t;
-    const adr1d *p = data;
-    adr1d_local s = adr1d_gather(p, i, vals);
-    double u = s.centre;
-    return s.w_west * (s.west - u) + s.w_east * (s.east - u) + p->r * (u * u - u * u * u);
+    adr1d_local s = adr1d_gather(data, i, vals);
+    return adr1d_f(data, &s);
 }
 
 static void adr1d_jac(const void *data, int64_t i, double t, const double *vals, double *dfdv) {
     (void)t;
-    const adr1d *p = data;
-    adr1d_local s = adr1d_gather(p, i, vals);
-    double u = s.centre;
-    int k = 0;
-    /* At the last node the mirrored east value is the west state too. */
-    if (s.has_west) dfdv[k++] = s.w_west + (s.is_last ? s.w_east : 0.0);
-    dfdv[k++] = -s.w_west - s.w_east + p->r * (2.0 * u - 3.0 * u * u);
-    if (!s.is_last) dfdv[k++] = s.w_east;
+    adr1d_local s = adr1d_gather(data, i, vals);
+    adr1d_dfdv(data, &s, dfdv);
+}
+
+static double adr1d_rhs_jac(const void *data, int64_t i, double t, const double *vals,
+                            double *dfdv) {
+    (void)t;
+    adr1d_local s = adr1d_gather(data, i, vals);
+    adr1d_dfdv(data, &s, dfdv);
+    return adr1d_f(data, &s);
 }
 
 static double adr1d_x0(const void *data, int64_t i) {
@@ -114,6 +128,7 @@ static int adr1d_build(const char *name, double n, double a, double d_left, doub
                           .row = adr1d_row,
                           .rhs = adr1d_rhs,
                           .jac = adr1d_jac,
+                          .rhs_jac = adr1d_rhs_jac,
                           .x0 = adr1d_x0,
                           .ndims = 1,
                           .dims = {p->n, 1, 1},

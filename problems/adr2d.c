@@ -51,10 +51,7 @@ static void adr2d_row(const void *data, int64_t i, int64_t *cols) {
     if (s.north) cols[k++] = i + p->nx;
 }
 
-static double adr2d_rhs(const void *data, int64_t i, double t, const double *vals) {
-    (void)t;
-    const adr2d *p = data;
-    adr2d_sides s = sides_of(p, i);
+static inline double adr2d_f(const adr2d *p, adr2d_sides s, const double *vals) {
     int k = 0;
     double south = s.south ? vals[k++] : 0.0;
     double west = s.west ? vals[k++] : p->u0;
@@ -69,10 +66,7 @@ static double adr2d_rhs(const void *data, int64_t i, double t, const double *val
     return f;
 }
 
-static void adr2d_jac(const void *data, int64_t i, double t, const double *vals, double *dfdv) {
-    (void)t;
-    const adr2d *p = data;
-    adr2d_sides s = sides_of(p, i);
+static inline void adr2d_dfdv(const adr2d *p, adr2d_sides s, const double *vals, double *dfdv) {
     int k = 0, centre;
     if (s.south) dfdv[k++] = p->w_south;
     if (s.west) dfdv[k++] = p->w_west;
@@ -83,6 +77,24 @@ static void adr2d_jac(const void *data, int64_t i, double t, const double *vals,
     /* The west term stays on the diagonal even at the Dirichlet edge. */
     dfdv[centre] = -p->w_west - (s.south ? p->w_south : 0.0) - (s.east ? p->w_east : 0.0) -
                    (s.north ? p->w_north : 0.0) + p->r * (2.0 * u - 3.0 * u * u);
+}
+
+static double adr2d_rhs(const void *data, int64_t i, double t, const double *vals) {
+    (void)t;
+    return adr2d_f(data, sides_of(data, i), vals);
+}
+
+static void adr2d_jac(const void *data, int64_t i, double t, const double *vals, double *dfdv) {
+    (void)t;
+    adr2d_dfdv(data, sides_of(data, i), vals, dfdv);
+}
+
+static double adr2d_rhs_jac(const void *data, int64_t i, double t, const double *vals,
+                            double *dfdv) {
+    (void)t;
+    adr2d_sides s = sides_of(data, i);
+    adr2d_dfdv(data, s, vals, dfdv);
+    return adr2d_f(data, s, vals);
 }
 
 static double adr2d_x0(const void *data, int64_t i) {
@@ -122,6 +134,7 @@ static int adr2d_create(const double *v, qmol_problem *out, char *err, size_t er
                           .row = adr2d_row,
                           .rhs = adr2d_rhs,
                           .jac = adr2d_jac,
+                          .rhs_jac = adr2d_rhs_jac,
                           .x0 = adr2d_x0,
                           .ndims = 2,
                           .dims = {p->nx, p->ny, 1},

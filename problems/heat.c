@@ -77,6 +77,17 @@ static void heat_jac(const void *data, int64_t i, double t, const double *vals, 
     stencil(data, i, NULL, dfdv);
 }
 
+/* (the row's coefficients are its Jacobian row) */
+static double heat_rhs_jac(const void *data, int64_t i, double t, const double *vals,
+                           double *dfdv) {
+    (void)t;
+    double f = 0.0;
+    int n = stencil(data, i, NULL, dfdv);
+    for (int k = 0; k < n; k++)
+        f += dfdv[k] * vals[k];
+    return f;
+}
+
 static double heat_x0(const void *data, int64_t i) {
     const heat *p = data;
     double x = p->amplitude;
@@ -137,6 +148,7 @@ static int heat_create(int ndims, const double *values, qmol_problem *out, char 
     out->row = heat_row;
     out->rhs = heat_rhs;
     out->jac = heat_jac;
+    out->rhs_jac = heat_rhs_jac;
     out->x0 = heat_x0;
     out->exact = heat_exact;
     return 0;

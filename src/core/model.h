@@ -109,4 +109,18 @@ static inline void model_jac(const model *m, int32_t j, double t, const double *
         dfdv[pos[k]] += d[k];
 }
 
+/* f_j at t (returned) and its Jacobian row into dfdv, as model_rhs and
+ * model_jac give them: one call where the problem has rhs_jac (p->jac must
+ * be set). */
+static inline double model_rhs_jac(const model *m, int32_t j, double t, const double *vals,
+                                   double *dfdv, double *scratch) {
+    const qmol_problem *p = m->problem;
+    if (!p->rhs_jac || (m->list_ptr && m->list_ptr[j + 1] > m->list_ptr[j])) {
+        double f = model_rhs(m, j, t, vals, scratch);
+        model_jac(m, j, t, vals, dfdv, scratch);
+        return f;
+    }
+    return p->rhs_jac(p->data, model_gid(m, j), t, vals, dfdv);
+}
+
 #endif

@@ -14,6 +14,17 @@ static double linear_root(double c0, double c1) {
 }
 
 static double quadratic_root(double c0, double c1, double c2) {
+    if ((c0 < 0.0 && c2 > 0.0) || (c0 > 0.0 && c2 < 0.0)) {
+        /* one positive root, the other negative (the usual exit: x - q
+         * inside the band, bending out of it): the same formulas as below,
+         * one division instead of two. With c1 >= 0, qq < 0 and qq / c2 has
+         * the sign of -c2; with c1 < 0, qq > 0 and qq / c2 that of c2. */
+        double sq = sqrt(c1 * c1 - 4.0 * c2 * c0);
+        double qq = -0.5 * (c1 + (c1 >= 0.0 ? sq : -sq));
+        if (qq == 0.0) return INFINITY; /* (c1 = 0 and c2 c0 below the smallest double) */
+        double r = (c1 >= 0.0) == (c2 < 0.0) ? qq / c2 : c0 / qq;
+        return r > 0.0 ? r : INFINITY;
+    }
     if (c2 == 0.0) return linear_root(c0, c1);
     double disc = c1 * c1 - 4.0 * c2 * c0;
     if (disc < 0.0) return INFINITY;
@@ -140,12 +151,14 @@ double poly2_first_exit(double d0, double d1, double d2, double bound) {
     if (d2 == 0.0) {
         if (d1 == 0.0) return INFINITY;
         upper = d1 > 0.0;
-    } else {
+    } else if ((d1 < 0.0) != (d2 < 0.0)) { /* the extreme at s > 0 (or s = 0 on underflow) */
         double s = -d1 / (2.0 * d2), extreme = d0 + s * (d1 + s * d2);
         if (d2 > 0.0)
             upper = !(s > 0.0 && extreme <= -bound);
         else
             upper = s > 0.0 && extreme >= bound;
+    } else { /* the extreme is behind: d leaves on its bend's side */
+        upper = d2 > 0.0;
     }
     return quadratic_root(upper ? d0 - bound : d0 + bound, d1, d2);
 }

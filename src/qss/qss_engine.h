@@ -104,6 +104,8 @@ struct qss_engine {
     double *listed; /* model_rhs and model_jac's scratch (model_scratch_size) */
     int32_t max_deps;
     double tf;
+    double shortest;     /* the shortest interval the age and unseen checks set */
+    int prefetch_inputs; /* eng_prefetch_deps prefetches the rows' inputs too */
     qmol_stats *stats;
     /* distributed runs (NULL/0 on one rank): the halo, boundary marks and the
      * boundary states whose q changed in the current window */

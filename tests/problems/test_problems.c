@@ -108,6 +108,15 @@ static void check_jac_at(const char *name, const qmol_problem *p, const double *
     for (int64_t i = 0; i < p->n; i++) {
         int len = gather(p, i, x, cols, vals);
         p->jac(p->data, i, t, vals, dfdv);
+        if (p->rhs_jac) { /* exactly rhs and jac, bit for bit */
+            double fused[MAX_ROW];
+            double f = p->rhs_jac(p->data, i, t, vals, fused);
+            if (memcmp(&f, &(double){p->rhs(p->data, i, t, vals)}, sizeof f) != 0)
+                fail_msg("%s row %lld at t=%g: rhs_jac's f %.17g is not rhs's", name, (long long)i,
+                         t, f);
+            if (memcmp(fused, dfdv, (size_t)len * sizeof *dfdv) != 0)
+                fail_msg("%s row %lld at t=%g: rhs_jac's row is not jac's", name, (long long)i, t);
+        }
         double scale = 0.0;
         for (int k = 0; k < len; k++)
             scale = fmax(scale, fabs(dfdv[k]));
