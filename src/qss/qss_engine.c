@@ -164,11 +164,12 @@ void eng_prefetch_next(const qss_engine *e) {
     __builtin_prefetch(&e->heap.time[guess]);
 }
 
-/* Gathers q (and its slope and half curvature) of row j at t into scratch. */
+/* Gathers q (and its slope and half curvature) of row j at t into scratch,
+ * and notes where the row reads x_j (e->own_entry). */
 static int gather_row(qss_engine *e, int32_t j, double t) {
     const model *m = e->m;
     int64_t start = m->row_ptr[j];
-    int len = (int)(m->row_ptr[j + 1] - start);
+    int len = (int)(m->row_ptr[j + 1] - start), own = -1;
     const int32_t *restrict cols = m->row_col + start;
     const qss_q *restrict q = e->q;
     double *restrict vals = e->vals, *restrict slopes = e->slopes;
@@ -177,7 +178,9 @@ static int gather_row(qss_engine *e, int32_t j, double t) {
             const qss_q *qc = q + cols[k];
             vals[k] = qc->c[0] + (t - qc->tq) * qc->c[1];
             slopes[k] = qc->c[1];
+            own = cols[k] == j ? k : own;
         }
+        e->own_entry = own;
         return len;
     }
     double *restrict curv = e->curv;
@@ -187,7 +190,9 @@ static int gather_row(qss_engine *e, int32_t j, double t) {
         vals[k] = qc->c[0] + h * (qc->c[1] + h * qc->c[2]);
         slopes[k] = qc->c[1] + 2.0 * h * qc->c[2];
         curv[k] = qc->c[2];
+        own = cols[k] == j ? k : own;
     }
+    e->own_entry = own;
     return len;
 }
 
@@ -235,15 +240,18 @@ double eng_time_scale(const qss_engine *e, const int32_t *cols, const double *va
     return scale;
 }
 
+/* (right after gather_row of row j) */
 static void store_estimates(qss_engine *e, int32_t j, int len) {
     const model *m = e->m;
     if (e->entry) { /* rows are short: a loop, not a library call */
         double *entry = e->entry + m->row_ptr[j];
         for (int k = 0; k < len; k++)
             entry[k] = e->dfdv[k];
-    } else if (e->has_diag) { /* the row's own column */
-        int64_t own = m->diag_entry[j];
-        if (own >= 0) e->x[j].diag = e->dfdv[own - m->row_ptr[j]];
+    } else if (e->has_diag && e->own_entry >= 0) {
+        /* the row's own column, as the gather found it: diag_entry[j]
+         * would be one more line per dependent where the model's arrays
+         * outgrow the cache */
+        e->x[j].diag = e->dfdv[e->own_entry];
     }
 }
 

@@ -106,6 +106,7 @@ struct qss_engine {
     double tf;
     double shortest;     /* the shortest interval the age and unseen checks set */
     int prefetch_inputs; /* eng_prefetch_deps prefetches the rows' inputs too */
+    int own_entry;       /* where the row gather_row gathered last reads its own state, or -1 */
     qmol_stats *stats;
     /* distributed runs (NULL/0 on one rank): the halo, boundary marks and the
      * boundary states whose q changed in the current window */

@@ -57,6 +57,15 @@ static void r_jac(const void *d, int64_t i, double t, const double *v, double *d
     dfdv[0] = 1.0, dfdv[1] = -2.0, dfdv[2] = 1.0;
 }
 
+/* rhs_jac: f and its row in one call, counted (it returns what rhs and jac
+ * give, plus 100 on f, so that the test sees which path ran). */
+static int fused_calls;
+static double r_rhs_jac(const void *d, int64_t i, double t, const double *v, double *dfdv) {
+    fused_calls++;
+    r_jac(d, i, t, v, dfdv);
+    return r_rhs(d, i, t, v) + 100.0;
+}
+
 static double r_x0(const void *d, int64_t i) {
     (void)d;
     return (double)i;
@@ -157,6 +166,35 @@ static void rhs_gets_the_listing(void **state) {
     model_free(&m);
 }
 
+/* model_rhs_jac: the problem's fused call on a row given as listed, and
+ * rhs then jac (with the listing spread and the repeats summed) on a row
+ * that repeats a state. */
+static void fused_call_where_the_row_is_as_listed(void **state) {
+    (void)state;
+    reflect r;
+    qmol_problem p = reflect_problem(&r, 5, 2);
+    p.rhs_jac = r_rhs_jac;
+    model m;
+    char err[256] = "";
+    assert_int_equal(model_build(&m, &p, err, sizeof err), 0);
+    double scratch[8], vals[3] = {1.0, 2.0, 4.0}, dfdv[3];
+    fused_calls = 0;
+    assert_true(model_rhs_jac(&m, 1, 0.0, vals, dfdv, scratch) == 1.0 + 100.0);
+    assert_int_equal(fused_calls, 1);
+    assert_true(dfdv[0] == 1.0 && dfdv[1] == -2.0 && dfdv[2] == 1.0);
+    /* row 0 lists (u1, u0, u1): rhs and jac see the listing */
+    vals[0] = 10.0, vals[1] = 3.0;
+    assert_true(model_rhs_jac(&m, 0, 0.0, vals, dfdv, scratch) == 10.0 - 6.0 + 10.0);
+    assert_int_equal(fused_calls, 1);
+    assert_true(dfdv[0] == 2.0 && dfdv[1] == -2.0);
+    /* without the fused call: rhs, then jac */
+    p.rhs_jac = NULL;
+    vals[0] = 1.0, vals[1] = 2.0, vals[2] = 4.0;
+    assert_true(model_rhs_jac(&m, 1, 0.0, vals, dfdv, scratch) == 1.0);
+    assert_int_equal(fused_calls, 1);
+    model_free(&m);
+}
+
 /* Rows without repeats: no listing, no scratch. Two cells list (1, 0, 1)
  * and (0, 1, 0): three positions on n = 2 states. */
 static void longer_than_n_and_no_repeats(void **state) {
@@ -231,6 +269,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(repeated_states_are_one_entry),
         cmocka_unit_test(rhs_gets_the_listing),
+        cmocka_unit_test(fused_call_where_the_row_is_as_listed),
         cmocka_unit_test(longer_than_n_and_no_repeats),
         cmocka_unit_test(local_rows_keep_the_listing),
         cmocka_unit_test(bad_rows_refused),
