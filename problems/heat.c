@@ -62,22 +62,7 @@ static void heat_row(const void *data, int64_t i, int64_t *cols) {
     stencil(data, i, cols, NULL);
 }
 
-static double heat_rhs(const void *data, int64_t i, double t, const double *vals) {
-    (void)t;
-    double coef[7], f = 0.0;
-    int n = stencil(data, i, NULL, coef);
-    for (int k = 0; k < n; k++)
-        f += coef[k] * vals[k];
-    return f;
-}
-
-static void heat_jac(const void *data, int64_t i, double t, const double *vals, double *dfdv) {
-    (void)t;
-    (void)vals;
-    stencil(data, i, NULL, dfdv);
-}
-
-/* (the row's coefficients are its Jacobian row) */
+/* f and its Jacobian row: the row's coefficients are its Jacobian row */
 static double heat_rhs_jac(const void *data, int64_t i, double t, const double *vals,
                            double *dfdv) {
     (void)t;
@@ -86,6 +71,17 @@ static double heat_rhs_jac(const void *data, int64_t i, double t, const double *
     for (int k = 0; k < n; k++)
         f += dfdv[k] * vals[k];
     return f;
+}
+
+static double heat_rhs(const void *data, int64_t i, double t, const double *vals) {
+    double coef[7];
+    return heat_rhs_jac(data, i, t, vals, coef);
+}
+
+static void heat_jac(const void *data, int64_t i, double t, const double *vals, double *dfdv) {
+    (void)t;
+    (void)vals;
+    stencil(data, i, NULL, dfdv);
 }
 
 static double heat_x0(const void *data, int64_t i) {
