@@ -185,6 +185,10 @@ static void print_methods_over_time(hid_t file) {
     hssize_t n = length_of(file, "methods/t");
     double *t = n > 0 ? malloc((size_t)n * sizeof *t) : NULL;
     int64_t *index = n > 0 ? malloc((size_t)n * sizeof *index) : NULL;
+    int64_t *bdf = n > 0 ? malloc((size_t)n * sizeof *bdf) : NULL;
+    /* (files before bdf_states have none: the methods alone) */
+    int has_bdf = bdf && H5Lexists(file, "methods/bdf_states", H5P_DEFAULT) > 0 &&
+                  read_column(file, "methods/bdf_states", n, H5T_NATIVE_INT64, bdf) == 0;
     hid_t g = H5Gopen2(file, "methods", H5P_DEFAULT);
     char *names = g >= 0 ? h5r_attr_text(g, "names") : NULL;
     if (g >= 0 && H5Gclose(g) < 0) { /* read-only: nothing to lose */
@@ -200,13 +204,18 @@ static void print_methods_over_time(hid_t file) {
                 if (name) name++;
             }
             int len = name ? (int)strcspn(name, " ") : 1;
-            char *line = h5u_asprintf("from t = %-12.6g %.*s", t[k], len, name ? name : "?");
+            char split[96] = "";
+            if (has_bdf && len == 5 && name && strncmp(name, "mixed", 5) == 0)
+                snprintf(split, sizeof split, " (%lld states on BDF)", (long long)bdf[k]);
+            char *line =
+                h5u_asprintf("from t = %-12.6g %.*s%s", t[k], len, name ? name : "?", split);
             row(k == 0 ? "methods" : "", line ? line : "(out of memory)");
             free(line);
         }
     }
     free(t);
     free(index);
+    free(bdf);
     free(names);
     if (H5Eclear2(H5E_DEFAULT) < 0) { /* nothing to clear */
     }

@@ -33,8 +33,8 @@ static int index_names(int64_t count, const char *const *name, char *names, int6
     return 0;
 }
 
-int h5out_methods(h5out *w, int64_t count, const double *t, const char *const *name, int complete,
-                  char *err, size_t errlen) {
+int h5out_methods(h5out *w, int64_t count, const double *t, const char *const *name,
+                  const int64_t *bdf_states, int complete, char *err, size_t errlen) {
     h5u_set_err(err, errlen, "%s", "");
     if (!w) {
         h5u_set_err(err, errlen, "no output file for the methods");
@@ -58,6 +58,8 @@ int h5out_methods(h5out *w, int64_t count, const double *t, const char *const *n
                               w->dxpl) ||
                  h5u_write_1d(&c, g, "method", H5T_STD_I64LE, H5T_NATIVE_INT64, count, 0, mine,
                               index, w->dxpl) ||
+                 h5u_write_1d(&c, g, "bdf_states", H5T_STD_I64LE, H5T_NATIVE_INT64, count, 0, mine,
+                              bdf_states, w->dxpl) ||
                  h5u_put_str(&c, g, "names", names) || h5u_put_i64(&c, g, "complete", &full, 0);
         rc = h5u_close_group(&c, g, "/methods", rc);
         h5u_quiet_off(&q);

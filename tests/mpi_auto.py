@@ -121,6 +121,26 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
         if not same or kept[0][0] != 0.0 or int(g.attrs["complete"]) != 1 or \
                 any(b[0] <= a[0] for a, b in zip(kept, kept[1:])):
             failures.append("%s auto P=%d: /methods %s, summary %s" % (name, p, kept, summary))
+        # each segment's states on BDF: all under cvode, none under the QSS
+        # method, the split's (some of each) under mixed
+        n = f["states"].shape[1]
+        want = {"cvode": (n, n), "mliqss2": (0, 0), "mixed": (1, n - 1)}
+        bdf_states = [int(b) for b in g["bdf_states"][()]]
+        for (t, m), b in zip(kept, bdf_states):
+            lo, hi = want.get(m, (0, n))
+            if not lo <= b <= hi:
+                failures.append("%s auto P=%d: /methods/bdf_states %d at t = %g under %s "
+                                "(of %d states)" % (name, p, b, t, m, n))
+    # the summary and qmol info name each mixed segment's split
+    said_split = re.findall(r"^    t = \S+ +mixed \((\d+) states on BDF, (\d+) on QSS\)",
+                            r.stdout, re.M)
+    info = subprocess.run([args.qmol, "info", out], capture_output=True, text=True, timeout=60)
+    info_split = re.findall(r"from t = \S+ +mixed \((\d+) states on BDF\)", info.stdout)
+    mixed_b = [b for (t, m), b in zip(kept, bdf_states) if m == "mixed"]
+    if [int(b) for b, _ in said_split] != mixed_b or [int(b) for b in info_split] != mixed_b \
+            or any(int(b) + int(q) != n for b, q in said_split):
+        failures.append("%s auto P=%d: mixed splits %s in /methods, summary says %s, qmol info %s"
+                        % (name, p, mixed_b, said_split, info_split))
 
 
 def check_case(args, name, failures):

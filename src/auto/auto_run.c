@@ -44,6 +44,7 @@
 #include "core/initial.h"
 #include "core/integrator_registry.h"
 #include "core/method_log.h"
+#include "mixed/assign.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -74,6 +75,7 @@ typedef struct candidate {
     double retry_gap;  /* the next back-off (0: none yet) */
     double probe_cost; /* its last probe's wall time, and when it was made */
     double probe_t;
+    int64_t bdf_states; /* its states on BDF over all ranks (the log's) */
 } candidate;
 
 typedef struct auto_run {
@@ -481,7 +483,8 @@ static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen
     int current = CAND_BDF;
     if (A->log) {
         A->log->no_probes = !A->can_probe;
-        method_log_add(A->log, t, A->cand[current].o.method);
+        A->log->n = A->n_global;
+        method_log_add(A->log, t, A->cand[current].o.method, A->cand[current].bdf_states);
     }
     for (;;) {
         int rc = run_segment(A, current, t, &next_k, stats, err, errlen);
@@ -489,7 +492,8 @@ static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen
         t = A->t_end;
         if (A->switch_to < 0 || t >= o->tf) break;
         current = A->switch_to;
-        if (A->log) method_log_add(A->log, t, A->cand[current].o.method);
+        if (A->log)
+            method_log_add(A->log, t, A->cand[current].o.method, A->cand[current].bdf_states);
     }
     return 0;
 }
@@ -521,6 +525,16 @@ static void set_candidates(auto_run *A) {
         A->cand[c].rate = INFINITY, A->cand[c].retry_at = -INFINITY;
 }
 
+/* The states on BDF of each candidate, for the log (collective). */
+static void count_bdf(auto_run *A) {
+    A->cand[CAND_BDF].bdf_states = A->n_global;
+    int64_t b = 0;
+    for (int32_t j = 0; A->o->assignment && j < A->m->n; j++)
+        b += A->o->assignment[j] == ASSIGN_BDF;
+    if (A->o->halo) MPI_Allreduce(MPI_IN_PLACE, &b, 1, MPI_INT64_T, MPI_SUM, A->comm);
+    if (A->ncand > CAND_MIXED) A->cand[CAND_MIXED].bdf_states = b;
+}
+
 /* The states where the run starts, by global id, and room for the
  * discrete variables. Returns 0 or -1 (out of memory). */
 static int set_start(auto_run *A) {
@@ -536,6 +550,7 @@ static int set_start(auto_run *A) {
     }
     A->can_probe = !problem_has_discontinuities(p) || p->n_discrete > 0;
     A->n_global = p->n;
+    count_bdf(A);
     return initial_values_set(&A->start, A->gid, A->x, m->n_cols);
 }
 

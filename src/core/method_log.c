@@ -6,14 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-int method_log_add(method_log *l, double t, const integrator_def *method) {
+int method_log_add(method_log *l, double t, const integrator_def *method, int64_t bdf_states) {
     if (l->count == l->cap) {
         int cap = l->cap ? 2 * l->cap : 8;
         double *nt = realloc(l->t, (size_t)cap * sizeof *nt);
         if (nt) l->t = nt;
         const integrator_def **nm = realloc(l->method, (size_t)cap * sizeof *nm);
         if (nm) l->method = nm;
-        if (!nt || !nm) {
+        int64_t *nb = realloc(l->bdf_states, (size_t)cap * sizeof *nb);
+        if (nb) l->bdf_states = nb;
+        if (!nt || !nm || !nb) {
             l->failed = 1;
             return -1;
         }
@@ -21,6 +23,7 @@ int method_log_add(method_log *l, double t, const integrator_def *method) {
     }
     l->t[l->count] = t;
     l->method[l->count] = method;
+    l->bdf_states[l->count] = bdf_states;
     l->count++;
     return 0;
 }
@@ -28,10 +31,15 @@ int method_log_add(method_log *l, double t, const integrator_def *method) {
 void method_log_print(const method_log *l, FILE *out) {
     if (l->count == 0) return;
     fprintf(out, "  methods     from t on, as chosen by their measured cost\n");
-    for (int k = 0; k < l->count; k++)
-        fprintf(out, "    t = %-12.6g %s%s\n", l->t[k], l->method[k]->name,
+    for (int k = 0; k < l->count; k++) {
+        char split[96] = "";
+        if (l->bdf_states[k] > 0 && l->bdf_states[k] < l->n)
+            snprintf(split, sizeof split, " (%lld states on BDF, %lld on QSS)",
+                     (long long)l->bdf_states[k], (long long)(l->n - l->bdf_states[k]));
+        fprintf(out, "    t = %-12.6g %s%s%s\n", l->t[k], l->method[k]->name, split,
                 k == 0 && l->no_probes ? " (its discrete variables cannot be saved: no probes)"
                                        : "");
+    }
     fprintf(out, "    %d segments; %d probes (%.3g s)%s\n", l->count, l->probes, l->probe_wall,
             l->failed ? "; out of memory: later switches are not listed" : "");
 }
@@ -39,5 +47,6 @@ void method_log_print(const method_log *l, FILE *out) {
 void method_log_free(method_log *l) {
     free(l->t);
     free(l->method);
+    free(l->bdf_states);
     memset(l, 0, sizeof *l);
 }

@@ -9,6 +9,7 @@
 #ifndef QMOL_METHOD_LOG_H
 #define QMOL_METHOD_LOG_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct integrator_def;
@@ -17,14 +18,18 @@ typedef struct method_log {
     int count, cap;
     double *t;                            /* segment k runs from t[k] */
     const struct integrator_def **method; /* ... with method[k] */
+    int64_t *bdf_states;                  /* ... and that many states on BDF (all ranks) */
+    int64_t n;                            /* the run's states */
     int probes;                           /* methods tried beside the running one */
     double probe_wall;                    /* their wall time, seconds */
     int no_probes;                        /* the problem's discrete variables cannot be saved */
     int failed;                           /* out of memory: segments are missing */
 } method_log;
 
-/* Appends a segment; returns 0, or -1 (out of memory: failed is set). */
-int method_log_add(method_log *l, double t, const struct integrator_def *method);
+/* Appends a segment, bdf_states of the run's n on BDF; returns 0, or -1
+ * (out of memory: failed is set). */
+int method_log_add(method_log *l, double t, const struct integrator_def *method,
+                   int64_t bdf_states);
 /* The summary's lines (nothing when the log is empty). */
 void method_log_print(const method_log *l, FILE *out);
 void method_log_free(method_log *l);
