@@ -440,6 +440,20 @@ void eng_input_changed(qss_engine *e, int32_t j, double t) {
     e->method->reschedule(e, j, t);
 }
 
+void eng_readers_changed(qss_engine *e, int32_t i, double t) {
+    const model *m = e->m;
+    int64_t first = m->dep_ptr[i], last = m->dep_ptr[i + 1];
+    for (int64_t lo = first; lo < last; lo += ENG_BATCH) {
+        int64_t hi = last - lo > ENG_BATCH ? lo + ENG_BATCH : last;
+        for (int64_t p = lo; p < hi; p++) {
+            eng_advance_x(e, m->dep_row[p], t);
+            eng_eval_derivs(e, m->dep_row[p], t);
+        }
+        for (int64_t p = lo; p < hi; p++)
+            e->method->reschedule(e, m->dep_row[p], t);
+    }
+}
+
 void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     int len = gather_row(e, j, t);
     /* order 2 with the problem's Jacobian: f and its row in one call */

@@ -184,6 +184,13 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t);
  * advances x_j, re-evaluates its derivatives and reschedules j by the
  * method's rule. */
 void eng_input_changed(qss_engine *e, int32_t j, double t);
+/* eng_input_changed for every reader of state i, their rows evaluated
+ * ENG_BATCH at a time before their next times (the exit roots, each a
+ * square root and a division, then overlap instead of each waiting behind
+ * its own row; a next time reads only its own row's x and q, and the queue
+ * is updated in the same order: the results are the same). */
+#define ENG_BATCH 16
+void eng_readers_changed(qss_engine *e, int32_t i, double t);
 /* The integral from the window's start to t (t >= the current piece's tq)
  * of changed[k]'s q minus the polynomial its readers hold. */
 double eng_stale_area(const qss_engine *e, int32_t k, double t);

@@ -10,14 +10,11 @@ static int explicit_init(qss_engine *e) {
 }
 
 static void explicit_event(qss_engine *e, int32_t i, double t) {
-    const model *m = e->m;
     eng_advance_x(e, i, t);
     eng_update_quantum(e, i);
     eng_set_q(e, i, t, e->x[i].c[0], e->order >= 2 ? e->x[i].c[1] : 0.0,
               e->order >= 3 ? e->x[i].c[2] : 0.0);
-    for (int64_t p = m->dep_ptr[i]; p < m->dep_ptr[i + 1]; p++) {
-        eng_input_changed(e, m->dep_row[p], t);
-    }
+    eng_readers_changed(e, i, t);
     if (!eng_reads_self(e, i)) eng_schedule_qss(e, i, t);
 }
 
