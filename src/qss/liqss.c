@@ -75,26 +75,21 @@ double liqss2_choose(const qss_engine *e, int32_t i, double t, double *q, double
 void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old) {
     const model *m = e->m;
     double dqi = eng_q_at(e, i, t) - q_old;
-    int secant = !e->analytic_jac && dqi != 0.0;
-    int64_t first = m->dep_ptr[i], last = m->dep_ptr[i + 1];
-    /* (as eng_readers_changed, with the secant estimates between) */
-    for (int64_t lo = first; lo < last; lo += ENG_BATCH) {
-        int64_t hi = last - lo > ENG_BATCH ? lo + ENG_BATCH : last;
-        for (int64_t p = lo; p < hi; p++) {
+    if (e->analytic_jac || dqi == 0.0) {
+        eng_readers_changed(e, i, t);
+    } else { /* the secant estimates of the readers' entries along the way */
+        for (int64_t p = m->dep_ptr[i]; p < m->dep_ptr[i + 1]; p++) {
             int32_t j = m->dep_row[p];
             eng_advance_x(e, j, t);
             double before = e->x[j].c[1];
             eng_eval_derivs(e, j, t);
-            if (secant) {
-                double est = (e->x[j].c[1] - before) / dqi;
-                if (e->entry)
-                    e->entry[m->dep_entry[p]] = est; /* j == i: the diagonal entry */
-                else if (j == i)
-                    e->x[i].diag = est;
-            }
+            eng_schedule_liqss(e, j, t);
+            double est = (e->x[j].c[1] - before) / dqi;
+            if (e->entry)
+                e->entry[m->dep_entry[p]] = est; /* j == i: the diagonal entry */
+            else if (j == i)
+                e->x[i].diag = est;
         }
-        for (int64_t p = lo; p < hi; p++)
-            eng_schedule_liqss(e, m->dep_row[p], t);
     }
     if (!eng_reads_self(e, i)) eng_schedule_liqss(e, i, t);
 }
