@@ -94,6 +94,12 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
           % (name, p, e, bound, " -> ".join(chose), st["events"], st["nst"]))
     if not chose:
         failures.append("%s auto P=%d: the summary names no method: %s" % (name, p, r.stdout))
+    # every race the run lost is a switch (auto_run.c, "races")
+    tally = re.search(r"^    (\d+) segments; \d+ probes \([^)]*\); (\d+) switches after a race",
+                      r.stdout, re.M)
+    if not tally or int(tally.group(1)) != len(chose) or int(tally.group(2)) > len(chose) - 1:
+        failures.append("%s auto P=%d: segments and races %s for %d segments listed"
+                        % (name, p, tally.groups() if tally else None, len(chose)))
     if not e <= bound:
         failures.append("%s auto P=%d: e_rr %.3e above %.3e" % (name, p, e, bound))
     if name in SWITCHES and len(set(chose)) < 2:

@@ -21,7 +21,7 @@ void meter_start(meter *M, MPI_Comm comm, int probe, double t_a, double t_b, dou
     MPI_Comm_rank(comm, &M->rank);
     MPI_Comm_size(comm, &M->size);
     M->wall_a = M->mark_wall = meter_now(M);
-    M->mark_t = t_a;
+    M->mark_t = M->last_t = t_a;
     M->last_rate = M->first_budget = M->budget_rate = M->watch_rate = INFINITY;
 }
 
@@ -38,6 +38,10 @@ static double set_up(const meter *M) {
 
 double meter_cost(const meter *M) {
     return meter_now(M) - M->wall_a - M->excluded;
+}
+
+double meter_cost_local(const meter *M) {
+    return wallclock_seconds() - M->wall_a - M->excluded;
 }
 
 void meter_pause(meter *M) {
@@ -111,6 +115,7 @@ static int stretch_end(meter *M, double t, double w) {
 int meter_window_end(meter *M, double t) {
     double w = meter_now(M);
     M->windows++;
+    M->last_t = t;
     if (M->probe) {
         double su = set_up(M), spent = w - M->wall_a - M->excluded - su;
         if (M->stretches == 0) M->setup_cost = su;

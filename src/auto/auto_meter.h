@@ -52,6 +52,7 @@ typedef struct meter {
     double span;              /* the run's span */
     double t_a, t_b;          /* the measured integration's span */
     double t_end;             /* where it ended (set by the caller) */
+    double last_t;            /* its last window end so far */
     double wall_a;            /* agreed wall clock at t_a */
     double mark_t, mark_wall; /* the stretch that runs began here */
     double last_rate;         /* the last stretch's cost (INFINITY: none yet) */
@@ -94,8 +95,10 @@ void meter_resume(meter *M);
  * probe lost or the alarm will sound (a run), so that the
  * window ends now (integrator_options.stop_requested). Local. */
 int meter_over(const meter *M);
-/* The integration's wall time so far (collective). */
+/* The integration's wall time so far (collective), and this rank's
+ * reading of it (local). */
 double meter_cost(const meter *M);
+double meter_cost_local(const meter *M);
 /* One rank: the QSS window length that lets stretches end on time. */
 double meter_window_cap(double span);
 

@@ -75,6 +75,10 @@ typedef struct candidate {
     double retry_gap;  /* the next back-off (0: none yet) */
     double probe_cost; /* its last probe's wall time, and when it was made */
     double probe_t;
+    /* its last probe lost, having covered [race_t, race_until] for
+     * race_cost: the run races it there (race_until > race_t), its cost
+     * counted from race_from (its meter's cost at race_t) */
+    double race_t, race_until, race_cost, race_from;
     int64_t bdf_states; /* its states on BDF over all ranks (the log's) */
 } candidate;
 
@@ -107,6 +111,7 @@ typedef struct auto_run {
     method_log *log;         /* the switches, for the summary and /methods (or NULL) */
     int probes;
     double probe_wall;
+    int races; /* switches after a race the run lost */
 } auto_run;
 
 static void trace(const auto_run *A, const char *what, int c, const meter *M, double cost) {
@@ -259,7 +264,10 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     if (p->n_discrete > 0) p->set_discrete(p->data, A->discrete);
     double cost = meter_cost(&M);
     A->probes++, A->probe_wall += cost;
-    A->cand[c].probe_cost = cost, A->cand[c].probe_t = t;
+    candidate *k = &A->cand[c];
+    k->probe_cost = cost, k->probe_t = t;
+    k->race_until = -INFINITY;
+    if (M.lost && M.last_t > t) k->race_t = t, k->race_until = M.last_t, k->race_cost = cost;
     if (!A->in_segment) A->stats->wall_integrate += cost; /* (inside one: the segment's) */
     if (rc == INTEGRATOR_STOPPED && M.ended) rc = 0;
     if (rc) return rc;
@@ -328,7 +336,84 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
     if (best != current) A->switch_to = best;
     set_watch(A, t);
     meter_resume(&A->seg);
+    double cost = meter_cost(&A->seg);
+    for (int c = 0; c < A->ncand; c++)
+        if (A->cand[c].race_t == t) A->cand[c].race_from = cost;
     return 0;
+}
+
+/* ---- races ---------------------------------------------------------------- */
+
+/* A probe that lost is raced by the run over the span it covered: if the
+ * run, from the same states, spends SWITCH_MARGIN times what the probe
+ * spent there before it gets as far, the probe's candidate was the cheaper
+ * one, its start-up included, and takes over. A probe loses against the
+ * run's cost as last measured; where that cost climbs by decades within a
+ * stretch (adr1d-vardiff N = 1e4 under mLIQSS2 as the front reaches the
+ * diffusive half at t = 3.29: 26, 290 then 1,100 s per unit of t over
+ * 0.0005, 0.0022 and 0.0063 of t) the measurement lags and every probe
+ * loses on its start while the run burns. The race bounds that burn by
+ * what the probe cost, measured on the run, not predicted.
+ * The candidate whose race the run lost at t with its meter's cost
+ * `cost`, the cheapest probe of those (-1: none); races the run won or
+ * that it passed end. */
+static int race_lost(auto_run *A, double t, double cost) {
+    int won = -1;
+    for (int c = 0; c < A->ncand; c++) {
+        candidate *k = &A->cand[c];
+        if (c == A->running || !(k->race_until > k->race_t)) continue;
+        if (t > k->race_until) {
+            k->race_until = -INFINITY;
+            continue;
+        }
+        if (cost - k->race_from > SWITCH_MARGIN * k->race_cost &&
+            (won < 0 || k->race_cost < A->cand[won].race_cost))
+            won = c;
+    }
+    return won;
+}
+
+static int racing(const auto_run *A) {
+    for (int c = 0; c < A->ncand; c++)
+        if (c != A->running && A->cand[c].race_until > A->cand[c].race_t) return 1;
+    return 0;
+}
+
+/* One rank, between window ends: whether the run already lost a race, so
+ * that its window ends now. Local. */
+static int race_over(const auto_run *A) {
+    if (!racing(A)) return 0;
+    double cost = meter_cost_local(&A->seg);
+    for (int c = 0; c < A->ncand; c++) {
+        const candidate *k = &A->cand[c];
+        if (c != A->running && k->race_until > k->race_t &&
+            cost - k->race_from > SWITCH_MARGIN * k->race_cost)
+            return 1;
+    }
+    return 0;
+}
+
+/* At a window end (t) of the run: whether it lost a race, and then the
+ * switch to the winner (collective: the costs are agreed). */
+static int race_switch(auto_run *A, double t) {
+    if (!racing(A)) return 0;
+    double cost = meter_cost(&A->seg);
+    int c = race_lost(A, t, cost);
+    if (c < 0) return 0;
+    candidate *run = &A->cand[A->running], *won = &A->cand[c];
+    if (t > won->race_t) { /* what the run cost since, for the estimates */
+        run->rate = run->run_rate = (cost - won->race_from) / (t - won->race_t);
+        run->run_t = t;
+    }
+    won->retry_gap = 0.0;
+    A->switch_to = c;
+    A->races++;
+    if (getenv("QMOL_AUTO_TRACE") && A->seg.rank == 0)
+        fprintf(stderr,
+                "auto: %-8s race  [%.6g, %.6g] at %.6g: the run spent %.4g, the probe %.4g\n",
+                won->o.method->name, won->race_t, won->race_until, t, cost - won->race_from,
+                won->race_cost);
+    return 1;
 }
 
 /* ---- segments ------------------------------------------------------------- */
@@ -400,14 +485,15 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
         int rc = o->at_window_end(o->window_ctx, t, &mine);
         if (rc) return rc;
     }
+    if (!A->can_probe || meter_any_failed(&A->seg, s->failed)) return 0;
     /* (its first stretch is its start-up: the others wait until its cost
      * settled, or an alarm) */
-    if (!A->can_probe || meter_any_failed(&A->seg, s->failed) || A->seg.stretches < 2 ||
-        !(A->seg.settled || alarm))
-        return 0;
-    char err[512];
-    if (probe_due(A, t, s, alarm, err, sizeof err)) return -1;
-    if (A->switch_to < 0) return 0;
+    if (!race_switch(A, t)) {
+        if (A->seg.stretches < 2 || !(A->seg.settled || alarm)) return 0;
+        char err[512];
+        if (probe_due(A, t, s, alarm, err, sizeof err)) return -1;
+        if (A->switch_to < 0) return 0;
+    }
     s->states(s->ictx, t, A->x);
     if (keep_end(A, t, A->x)) return -1;
     return INTEGRATOR_STOPPED;
@@ -417,7 +503,7 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
 static int segment_over(void *ctx) {
     auto_run *A = ctx;
     if (A->o->stop_requested && A->o->stop_requested(A->o->stop_ctx)) return 1;
-    return A->can_probe && meter_over(&A->seg);
+    return A->can_probe && (meter_over(&A->seg) || race_over(A));
 }
 
 /* Runs candidate c from t until tf, or until a probe wins (A->switch_to),
@@ -433,6 +519,8 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     meter *M = &A->seg;
     A->running = c;
     A->switch_to = -1;
+    for (int k = 0; k < A->ncand; k++)
+        A->cand[k].race_until = -INFINITY;
     A->t_end = t_b;
     meter_start(M, A->comm, 0, t, t_b, A->span);
     set_watch(A, t);
@@ -571,6 +659,7 @@ int auto_integrate(const model *m, const integrator_options *o, sample_fn sample
     if (rc == 0 && A.log) {
         A.log->probes = A.probes;
         A.log->probe_wall = A.probe_wall;
+        A.log->races = A.races;
     }
     free(A.x);
     free(A.gid);

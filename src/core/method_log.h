@@ -22,6 +22,8 @@ typedef struct method_log {
     int64_t n;                            /* the run's states */
     int probes;                           /* methods tried beside the running one */
     double probe_wall;                    /* their wall time, seconds */
+    int races;                            /* switches to a probe that lost, which the run then
+                                             outspent over the probe's span */
     int no_probes;                        /* the problem's discrete variables cannot be saved */
     int failed;                           /* out of memory: segments are missing */
 } method_log;
