@@ -21,7 +21,10 @@ For each case every run must
 the cases being adr1d-vardiff N = 400 (QSS, then the mixed split once the
 front reaches the diffusive half: there auto must switch at least once), heat2d 30 x 30 against its exact
 semi-discrete solution (CVODE; QSS takes 100 times longer), and
-heat2d-thermostat (zero crossings: probes put the heater's state back).
+heat2d-thermostat (zero crossings: probes put the heater's state back); and
+adr1d-vardiff N = 1e4 on 2 ranks, where auto's QSS method needs windows
+shorter than the default shortest (it must finish, close to the run on one
+rank).
 
 usage: mpi_auto.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
@@ -170,11 +173,37 @@ def check_case(args, name, failures):
         check_auto(args, name, p, problem, tf, xref, 1.5 * worst + TOL / 10, failures)
 
 
+def check_shortest_windows(args, failures):
+    """adr1d-vardiff N = 1e4 on 2 ranks: the front reaches the ranks' boundary
+    (METIS cuts the line in the middle) as it enters the diffusive half, at
+    t = 3.29, where mLIQSS2's windows cannot follow at the default shortest
+    window (1e-6 of the span) and a mLIQSS2 run stops. auto's methods may take
+    shorter windows (AUTO_WINDOW_MIN, auto_run.c): the run must finish, as
+    close to the same run on one rank as two runs each within the tolerance
+    of the solution can be (2 tol; measured 1.5e-4)."""
+    problem = ["--problem", "adr1d-vardiff", "--set", "N=10000"]
+    outs = []
+    for p in (1, 2):
+        out = os.path.join(args.scratch, "vardiff-1e4-auto-np%d.h5" % p)
+        r = qmol(args, p, problem, 10.0, out, ["--method", "auto", "--quiet"])
+        if r.returncode != 0:
+            failures.append("vardiff N = 1e4 auto P=%d: exit %d: %s"
+                            % (p, r.returncode, r.stderr.strip()))
+            return
+        outs.append(read_result(out).states)
+    e = e_rr(outs[1], outs[0])
+    print("vardiff N = 1e4 auto: P=2 against P=1 e_rr %.3e (bound %.1e)" % (e, 2 * TOL))
+    if not e <= 2 * TOL:
+        failures.append("vardiff N = 1e4 auto: P=2 against P=1 e_rr %.3e above %.1e"
+                        % (e, 2 * TOL))
+
+
 def main():
     args = parse_args("auto")
     failures = []
     for name in CASES:
         check_case(args, name, failures)
+    check_shortest_windows(args, failures)
     finish(failures)
 
 

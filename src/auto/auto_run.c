@@ -60,6 +60,9 @@
 /* Probes made while a method runs take at most this share of its time. */
 #define PROBE_SHARE 0.05
 #define MEMORY_SPAN (1.0 / 16.0)
+/* The shortest QSS window on several ranks, as a fraction of the span,
+ * unless --window-min says otherwise (set_candidates). */
+#define AUTO_WINDOW_MIN 1e-9
 
 enum { CAND_BDF, CAND_QSS, CAND_MIXED, NCAND };
 
@@ -609,8 +612,19 @@ static void set_candidates(auto_run *A) {
         mixed->o = *o;
         mixed->o.method = integrator_by_name("mixed");
     }
-    for (int c = 0; c < NCAND; c++)
+    for (int c = 0; c < NCAND; c++) {
         A->cand[c].rate = INFINITY, A->cand[c].retry_at = -INFINITY;
+        /* On several ranks a QSS window that cannot follow at its shortest
+         * stops the run (qss_window.c: its result would be wrong), and the
+         * default shortest is 1e-6 of the integration's span, a probe's or
+         * a segment's. Under auto a method that needs shorter windows is
+         * slow, not wrong: the watch measures it and another method takes
+         * over (adr1d-vardiff N = 1e4 on 2 ranks, where the front reaches
+         * the ranks' boundary at t = 3.29, stopped there under mLIQSS2; it
+         * finishes with windows down to 1e-8 of the span). --window-min
+         * still holds when given. */
+        if (o->halo && !(o->window_min > 0.0)) A->cand[c].o.window_min = AUTO_WINDOW_MIN * A->span;
+    }
 }
 
 /* The states on BDF of each candidate, for the log (collective). */
