@@ -63,19 +63,20 @@ CASES = {
 SWITCHES = ("vardiff",)
 
 
-def qmol(args, np_, problem, tf, out, extra):
+def qmol(args, np_, problem, tf, out, extra, samples=10, env=None):
     pre = shlex.split(args.mpiexec) + ["-n", str(np_)] if np_ > 1 else []
-    cmd = pre + [args.qmol, "run"] + problem + ["--tf", repr(tf), "--samples", "10",
+    cmd = pre + [args.qmol, "run"] + problem + ["--tf", repr(tf), "--samples", str(samples),
                                                  "--output", out, "--overwrite", "--tol",
                                                  str(TOL)] + extra
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, **(env or {})))
 
 
-def reference(args, name, problem, tf):
+def reference(args, name, problem, tf, samples=10):
     """The tight reference's states: heat2d's exact solution, else CVODE at 1e-8."""
-    ref = os.path.join(args.scratch, "%s-ref.h5" % name)
+    ref = os.path.join(args.scratch, "%s-ref-%d.h5" % (name, samples))
     r = qmol(args, 1, problem, tf, ref, ["--method", "cvode", "--tol", "1e-8",
-                                         "--abstol", "1e-10", "--quiet"])
+                                         "--abstol", "1e-10", "--quiet"], samples)
     if r.returncode != 0:
         raise RuntimeError("%s reference: exit %d: %s" % (name, r.returncode, r.stderr))
     res = read_result(ref)
@@ -97,11 +98,13 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
           % (name, p, e, bound, " -> ".join(chose), st["events"], st["nst"]))
     if not chose:
         failures.append("%s auto P=%d: the summary names no method: %s" % (name, p, r.stdout))
-    # every race the run lost is a switch (auto_run.c, "races")
-    tally = re.search(r"^    (\d+) segments; \d+ probes \([^)]*\); (\d+) switches after a race",
-                      r.stdout, re.M)
-    if not tally or int(tally.group(1)) != len(chose) or int(tally.group(2)) > len(chose) - 1:
-        failures.append("%s auto P=%d: segments and races %s for %d segments listed"
+    # every race the run lost, and every winning probe the run went on from,
+    # is a switch (auto_run.c, "races", go_on_from_probe)
+    tally = re.search(r"^    (\d+) segments; \d+ probes \([^)]*\); switches: (\d+) after a "
+                      r"race, (\d+) going on from the winning probe's end", r.stdout, re.M)
+    if not tally or int(tally.group(1)) != len(chose) or \
+            int(tally.group(2)) + int(tally.group(3)) > len(chose) - 1:
+        failures.append("%s auto P=%d: segments, races and kept probes %s for %d segments listed"
                         % (name, p, tally.groups() if tally else None, len(chose)))
     if not e <= bound:
         failures.append("%s auto P=%d: e_rr %.3e above %.3e" % (name, p, e, bound))
@@ -171,6 +174,36 @@ def check_case(args, name, failures):
         worst = max([worst] + draws)
     for p in (1, 2):
         check_auto(args, name, p, problem, tf, xref, 1.5 * worst + TOL / 10, failures)
+    return 1.5 * worst + TOL / 10
+
+
+def check_kept_probes(args, bound, failures):
+    """adr1d-vardiff N = 400 with 96 samples (three in a probe's span of 1/32
+    of the run): a probe that wins is kept, and the run goes on from its end
+    with the samples it passed (auto_run.c, go_on_from_probe). The first
+    switch, from CVODE's start to mLIQSS2 (50 times cheaper there), is one.
+    On 1 and 2 ranks the samples must keep the vardiff case's bound, and at
+    least one kept probe must have passed samples (QMOL_AUTO_TRACE's "kept"
+    lines)."""
+    problem, tf, _ = CASES["vardiff"]
+    xref = reference(args, "vardiff", problem, tf, 96)
+    passed = 0
+    for p in (1, 2):
+        out = os.path.join(args.scratch, "vardiff-kept-np%d.h5" % p)
+        r = qmol(args, p, problem, tf, out, ["--method", "auto"], 96, {"QMOL_AUTO_TRACE": "1"})
+        if r.returncode != 0:
+            failures.append("vardiff kept P=%d: exit %d: %s" % (p, r.returncode, r.stderr.strip()))
+            continue
+        kept = [int(k) for k in re.findall(r"^auto: +\S+ +kept +\[[^]]*\], (\d+) samples",
+                                           r.stderr, re.M)]
+        passed += sum(kept)
+        e = e_rr(read_result(out).states, xref)
+        print("vardiff auto P=%d, 96 samples: e_rr %.3e (bound %.3e), kept probes passed %s "
+              "samples" % (p, e, bound, kept))
+        if not e <= bound:
+            failures.append("vardiff kept P=%d: e_rr %.3e above %.3e" % (p, e, bound))
+    if passed == 0:
+        failures.append("vardiff kept: no kept probe passed a sample on 1 or 2 ranks")
 
 
 def check_shortest_windows(args, failures):
@@ -201,8 +234,9 @@ def check_shortest_windows(args, failures):
 def main():
     args = parse_args("auto")
     failures = []
-    for name in CASES:
-        check_case(args, name, failures)
+    bounds = {name: check_case(args, name, failures) for name in CASES}
+    if bounds["vardiff"] is not None:
+        check_kept_probes(args, bounds["vardiff"], failures)
     check_shortest_windows(args, failures)
     finish(failures)
 

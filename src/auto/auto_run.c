@@ -15,10 +15,14 @@
  *    then: a probe integrates a short span beside the run, its samples
  *    dropped, and the run goes on undisturbed unless the probe was cheaper,
  *    by SWITCH_MARGIN and its start-up. Then the run stops there and the
- *    cheaper method goes on from its states (probes rather than trial
- *    segments of the run: CVODE restarted for every trial loses accuracy,
- *    adr2d 100 x 100, tol 1e-3, CVODE in 11 pieces gave e_rr 5.6e-3
- *    against 1.1e-3 in one).
+ *    cheaper method goes on from where its probe ended (go_on_from_probe:
+ *    the probe's samples and counts kept), or from the run's states where
+ *    the probe could not be kept (probes rather than trial segments of the
+ *    run: CVODE restarted for every trial loses accuracy, adr2d 100 x 100,
+ *    tol 1e-3, CVODE in 11 pieces gave e_rr 5.6e-3 against 1.1e-3 in one).
+ *  - A probe that lost is raced by the run over the span it covered: a run
+ *    that spends SWITCH_MARGIN times the probe's cost before getting as far
+ *    hands over to it (race_switch).
  *  - A probe that lost is not made again for a while: HORIZON of the
  *    span, times what it lost by (at most BACKOFF_MOST), doubled at each
  *    further loss, and probes take at most PROBE_SHARE of the run's time.
@@ -66,6 +70,25 @@
 
 enum { CAND_BDF, CAND_QSS, CAND_MIXED, NCAND };
 
+/* A probe's integration, kept while it may take over: where it started (t)
+ * and settled (t_end), its states there (owned, then room for the ghosts),
+ * the run's samples it passed (at most KEEP_SAMPLES, sample[j] at
+ * sample_t[j], the run's sample first_k + j), what it counted (its wall
+ * times left out: they are the running segment's) and its events per
+ * state (where the run counts them). */
+#define KEEP_SAMPLES 4
+typedef struct kept_probe {
+    int valid;
+    double t, t_end;
+    double *x;
+    int64_t first_k;
+    int nsamples, nreal;
+    double sample_t[KEEP_SAMPLES];
+    double *sample[KEEP_SAMPLES];
+    qmol_stats stats;
+    double *activity;
+} kept_probe;
+
 /* What auto knows of a candidate. */
 typedef struct candidate {
     integrator_options o;
@@ -83,6 +106,7 @@ typedef struct candidate {
      * counted from race_from (its meter's cost at race_t) */
     double race_t, race_until, race_cost, race_from;
     int64_t bdf_states; /* its states on BDF over all ranks (the log's) */
+    kept_probe kept;    /* its last probe, if it settled */
 } candidate;
 
 typedef struct auto_run {
@@ -110,6 +134,9 @@ typedef struct auto_run {
     double t_end;
     initial_values start;
     int switch_to;           /* a probe won: the candidate to go on with (-1: none) */
+    double switch_t;         /* ... from this time (its probe's start when kept) */
+    int can_keep;            /* a probe's integration may be kept (no discrete variables) */
+    int64_t kept_probes;     /* switches that went on from the winning probe's end */
     integrator_state *inner; /* the running integrator's state at at_window_end */
     method_log *log;         /* the switches, for the summary and /methods (or NULL) */
     int probes;
@@ -222,19 +249,89 @@ static void cap_windows(const auto_run *A, integrator_options *o) {
 
 /* ---- probes --------------------------------------------------------------- */
 
+/* A probe under way: its meter, and where it keeps its integration (NULL:
+ * dropped). */
+typedef struct probe_run {
+    meter M;
+    kept_probe *keep;
+    int32_t n;     /* owned states */
+    int64_t count; /* its samples, the last at its end */
+} probe_run;
+
 static int probe_window_end(void *ctx, double t, const integrator_state *s) {
+    probe_run *P = ctx;
     /* (the same verdict on every rank: a failure is not yet agreed) */
-    int ends = meter_window_end(ctx, t);
-    return !meter_any_failed(ctx, s->failed) && ends ? INTEGRATOR_STOPPED : 0;
+    int ends = meter_window_end(&P->M, t);
+    if (meter_any_failed(&P->M, s->failed) || !ends) return 0;
+    if (P->keep && !P->M.lost) { /* settled: its states here */
+        s->states(s->ictx, t, P->keep->x);
+        P->keep->t_end = t;
+        P->keep->valid = 1;
+    }
+    return INTEGRATOR_STOPPED;
 }
 
 static int probe_over(void *ctx) {
-    return meter_over(ctx);
+    return meter_over(&((probe_run *)ctx)->M);
 }
 
-static int drop_sample(void *ctx, int64_t k, double t, const double *x) {
-    (void)ctx, (void)k, (void)t, (void)x;
+/* The run's samples a probe passes, kept, and its states at its end (its
+ * last sample) when it got there. */
+static int probe_sample(void *ctx, int64_t k, double t, const double *x) {
+    probe_run *P = ctx;
+    kept_probe *kp = P->keep;
+    if (!kp) return 0;
+    if (k <= kp->nreal) {
+        memcpy(kp->sample[k - 1], x, (size_t)P->n * sizeof *x);
+        kp->sample_t[k - 1] = t;
+        kp->nsamples = (int)k;
+    }
+    if (k == P->count) {
+        memcpy(kp->x, x, (size_t)P->n * sizeof *x);
+        kp->t_end = t;
+        kp->valid = 1;
+    }
     return 0;
+}
+
+/* Room for keeping candidate c's probe from t to end, with the run's
+ * samples in (t, end] (times[0 .. *count), then end if it is not one):
+ * 0, or -1 when it is not kept (discrete variables, more than KEEP_SAMPLES
+ * samples, out of memory). */
+static int keep_room(auto_run *A, int c, double t, double end, double *times, int64_t *count) {
+    const integrator_options *o = A->o;
+    kept_probe *kp = &A->cand[c].kept;
+    kp->valid = 0;
+    if (!A->can_keep) return -1;
+    int64_t k = A->seg_first, real = 0;
+    while (k <= o->samples && sample_at(o, k) <= t)
+        k++;
+    kp->first_k = k;
+    for (; k <= o->samples && sample_at(o, k) <= end; k++) {
+        if (real == KEEP_SAMPLES) return -1;
+        times[real++] = sample_at(o, k);
+    }
+    size_t n = (size_t)A->m->n, cols = (size_t)A->m->n_cols;
+    if (!kp->x && !(kp->x = malloc((cols + 1) * sizeof *kp->x))) return -1;
+    for (int64_t j = 0; j < real; j++)
+        if (!kp->sample[j] && !(kp->sample[j] = malloc((n + 1) * sizeof(double)))) return -1;
+    if (o->activity && integrator_has(A->cand[c].o.method, INTEGRATOR_QSS_ENGINE)) {
+        if (!kp->activity && !(kp->activity = malloc((n + 1) * sizeof *kp->activity))) return -1;
+        memset(kp->activity, 0, n * sizeof *kp->activity);
+    }
+    kp->t = t;
+    kp->nreal = (int)real;
+    kp->nsamples = 0;
+    *count = real;
+    if (real == 0 || times[real - 1] < end) times[(*count)++] = end;
+    return 0;
+}
+
+static void keep_free(kept_probe *kp) {
+    free(kp->x);
+    for (int j = 0; j < KEEP_SAMPLES; j++)
+        free(kp->sample[j]);
+    free(kp->activity);
 }
 
 /* Probes candidate c from the states `from` at t, beside the run: its
@@ -244,46 +341,60 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
                  size_t errlen) {
     const qmol_problem *p = A->m->problem;
     if (p->n_discrete > 0) p->get_discrete(p->data, A->discrete);
-    meter M;
-    meter_start(&M, A->comm, 1, t, fmin(A->o->tf, t + PROBE_LONGEST * A->span), A->span);
-    set_budget(A, c, t, &M);
+    probe_run P = {.n = A->m->n};
+    meter_start(&P.M, A->comm, 1, t, fmin(A->o->tf, t + PROBE_LONGEST * A->span), A->span);
+    set_budget(A, c, t, &P.M);
     integrator_options o = A->cand[c].o;
-    double end = M.t_b;
+    double end = P.M.t_b, times[KEEP_SAMPLES + 1];
+    int64_t count = 1;
+    times[0] = end;
+    if (keep_room(A, c, t, end, times, &count) == 0) P.keep = &A->cand[c].kept;
+    P.count = count;
     o.t0 = t, o.tf = end;
-    o.samples = 1, o.sample_times = &end, o.first_sample = 1;
+    o.samples = count, o.sample_times = times, o.first_sample = 1;
     o.start = from, o.resume = NULL;
-    o.at_window_end = probe_window_end, o.window_ctx = &M;
-    o.stop_requested = probe_over, o.stop_ctx = &M;
-    o.on_discrete = NULL, o.activity = NULL, o.progress = NULL, o.trace = NULL;
+    o.at_window_end = probe_window_end, o.window_ctx = &P;
+    o.stop_requested = probe_over, o.stop_ctx = &P;
+    o.on_discrete = NULL, o.progress = NULL, o.trace = NULL;
+    o.activity = P.keep ? P.keep->activity : NULL;
     o.first_step = 0.0, o.last_step = NULL;
     if (c == CAND_BDF) o.first_step = A->bdf_step, o.last_step = &A->bdf_step;
     cap_windows(A, &o);
     qmol_stats s;
     memset(&s, 0, sizeof s);
     if (integrator_has(o.method, INTEGRATOR_QSS_ENGINE))
-        M.events = &s.events, M.warmup = WARMUP_EVENTS * (double)A->n_global;
-    M.setup = &s.wall_setup;
-    int rc = o.method->integrate(A->m, &o, drop_sample, NULL, &s, err, errlen);
+        P.M.events = &s.events, P.M.warmup = WARMUP_EVENTS * (double)A->n_global;
+    P.M.setup = &s.wall_setup;
+    int rc = o.method->integrate(A->m, &o, probe_sample, &P, &s, err, errlen);
     if (p->n_discrete > 0) p->set_discrete(p->data, A->discrete);
-    double cost = meter_cost(&M);
+    double cost = meter_cost(&P.M);
+    if (P.keep && P.M.lost) P.keep->valid = 0;
+    if (P.keep) { /* its counters as a segment's, its wall times the running one's */
+        if (integrator_has(o.method, INTEGRATOR_GLOBAL_COUNTERS))
+            stats_count_global_once(&s, P.M.rank);
+        if (!integrator_has(o.method, INTEGRATOR_QSS_ENGINE)) s.events = 0;
+        P.keep->stats = s;
+        for (size_t f = 0; f < stats_nfields; f++)
+            if (stats_fields[f].is_double) *stats_wall(&P.keep->stats, f) = 0.0;
+    }
     A->probes++, A->probe_wall += cost;
     candidate *k = &A->cand[c];
     k->probe_cost = cost, k->probe_t = t;
     k->race_until = -INFINITY;
-    if (M.lost && M.last_t > t) k->race_t = t, k->race_until = M.last_t, k->race_cost = cost;
+    if (P.M.lost && P.M.last_t > t) k->race_t = t, k->race_until = P.M.last_t, k->race_cost = cost;
     if (!A->in_segment) A->stats->wall_integrate += cost; /* (inside one: the segment's) */
-    if (rc == INTEGRATOR_STOPPED && M.ended) rc = 0;
+    if (rc == INTEGRATOR_STOPPED && P.M.ended) rc = 0;
     if (rc) return rc;
-    if (!M.ended)
-        M.t_end = end;
+    if (!P.M.ended)
+        P.M.t_end = end;
     else
-        M.t_end = M.mark_t;
-    record(A, c, &M, cost);
+        P.M.t_end = P.M.mark_t;
+    record(A, c, &P.M, cost);
     /* CVODE's steps were still growing when a short probe ended: at the
      * step it would take next its cost per unit of t comes to less */
-    if (c == CAND_BDF && !M.lost && M.last_windows > 0 && A->bdf_step > 0.0)
-        A->cand[c].rate = fmin(A->cand[c].rate, M.last_wall / M.last_windows / A->bdf_step);
-    trace(A, "probe", c, &M, cost);
+    if (c == CAND_BDF && !P.M.lost && P.M.last_windows > 0 && A->bdf_step > 0.0)
+        A->cand[c].rate = fmin(A->cand[c].rate, P.M.last_wall / P.M.last_windows / A->bdf_step);
+    trace(A, "probe", c, &P.M, cost);
     return 0;
 }
 
@@ -462,6 +573,36 @@ static int segment_sample(void *ctx, int64_t k, double t, const double *x) {
     return 0;
 }
 
+/* A probe from t won (A->switch_to): where its integration was kept and
+ * passed every sample of the run up to where it settled, the run goes on
+ * from there, with the probe's samples and counts, instead of starting the
+ * winner again at t (a start a probe already paid: the mixed method's BDF
+ * block starting at adr1d-vardiff's front, about 0.2 s of a 0.7 s run).
+ * Returns 1 when it did, 0 when the winner starts at t, -1 when a sample
+ * or the states could not be passed on (collective: the verdicts are
+ * agreed). */
+static int go_on_from_probe(auto_run *A, double t) {
+    const integrator_options *o = A->o;
+    kept_probe *kp = &A->cand[A->switch_to].kept;
+    if (!kp->valid || kp->t != t) return 0;
+    int passed = 0;
+    while (passed < kp->nreal && sample_at(o, kp->first_k + passed) <= kp->t_end)
+        passed++;
+    if (passed != kp->nsamples) return 0; /* a sample at its end not yet passed */
+    for (int j = 0; j < passed; j++)
+        if (A->sample(A->sample_ctx, kp->first_k + j, kp->sample_t[j], kp->sample[j])) return -1;
+    stats_add(A->stats, &kp->stats);
+    if (o->activity && kp->activity)
+        for (int32_t j = 0; j < A->m->n; j++)
+            o->activity[j] += kp->activity[j];
+    kp->valid = 0;
+    A->kept_probes++;
+    if (getenv("QMOL_AUTO_TRACE") && A->seg.rank == 0)
+        fprintf(stderr, "auto: %-8s kept  [%.6g, %.6g], %d samples\n",
+                A->cand[A->switch_to].o.method->name, t, kp->t_end, passed);
+    return keep_end(A, kp->t_end, kp->x) ? -1 : 1;
+}
+
 /* The checkpointer sees the states only (save NULL): a restart starts a
  * segment there. */
 static void inner_states(void *ictx, double t, double *x) {
@@ -497,6 +638,9 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
         if (probe_due(A, t, s, alarm, err, sizeof err)) return -1;
         if (A->switch_to < 0) return 0;
     }
+    A->switch_t = t;
+    int kept = go_on_from_probe(A, t);
+    if (kept) return kept < 0 ? -1 : INTEGRATOR_STOPPED;
     s->states(s->ictx, t, A->x);
     if (keep_end(A, t, A->x)) return -1;
     return INTEGRATOR_STOPPED;
@@ -556,7 +700,7 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     if (rc) return rc;
     while (*next_k <= A->o->samples && sample_at(A->o, *next_k) <= A->t_end)
         ++*next_k;
-    M->t_end = A->t_end;
+    M->t_end = A->switch_to >= 0 ? A->switch_t : A->t_end;
     trace(A, "run", c, M, cost);
     return 0;
 }
@@ -581,10 +725,13 @@ static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen
         int rc = run_segment(A, current, t, &next_k, stats, err, errlen);
         if (rc) return rc;
         t = A->t_end;
-        if (A->switch_to < 0 || t >= o->tf) break;
+        /* (a switch at tf starts nothing; a kept probe may have run to tf) */
+        if (A->switch_to < 0 || A->switch_t >= o->tf) break;
         current = A->switch_to;
         if (A->log)
-            method_log_add(A->log, t, A->cand[current].o.method, A->cand[current].bdf_states);
+            method_log_add(A->log, A->switch_t, A->cand[current].o.method,
+                           A->cand[current].bdf_states);
+        if (t >= o->tf) break;
     }
     return 0;
 }
@@ -651,6 +798,7 @@ static int set_start(auto_run *A) {
         A->x[j] = initial_value(A->o->start, p, A->gid[j]);
     }
     A->can_probe = !problem_has_discontinuities(p) || p->n_discrete > 0;
+    A->can_keep = !problem_has_discontinuities(p);
     A->n_global = p->n;
     count_bdf(A);
     return initial_values_set(&A->start, A->gid, A->x, m->n_cols);
@@ -674,11 +822,14 @@ int auto_integrate(const model *m, const integrator_options *o, sample_fn sample
         A.log->probes = A.probes;
         A.log->probe_wall = A.probe_wall;
         A.log->races = A.races;
+        A.log->kept = (int)A.kept_probes;
     }
     free(A.x);
     free(A.gid);
     free(A.discrete);
     free(A.seg_times);
+    for (int c = 0; c < NCAND; c++)
+        keep_free(&A.cand[c].kept);
     initial_values_free(&A.start);
     return rc;
 }

@@ -40,8 +40,10 @@ void method_log_print(const method_log *l, FILE *out) {
                 k == 0 && l->no_probes ? " (its discrete variables cannot be saved: no probes)"
                                        : "");
     }
-    fprintf(out, "    %d segments; %d probes (%.3g s); %d switches after a race%s\n", l->count,
-            l->probes, l->probe_wall, l->races,
+    fprintf(out,
+            "    %d segments; %d probes (%.3g s); switches: %d after a race, %d going on from the "
+            "winning probe's end%s\n",
+            l->count, l->probes, l->probe_wall, l->races, l->kept,
             l->failed ? "; out of memory: later switches are not listed" : "");
 }
 

@@ -24,6 +24,7 @@ typedef struct method_log {
     double probe_wall;                    /* their wall time, seconds */
     int races;                            /* switches to a probe that lost, which the run then
                                              outspent over the probe's span */
+    int kept;                             /* switches that went on from the winning probe's end */
     int no_probes;                        /* the problem's discrete variables cannot be saved */
     int failed;                           /* out of memory: segments are missing */
 } method_log;
