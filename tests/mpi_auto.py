@@ -98,14 +98,7 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
           % (name, p, e, bound, " -> ".join(chose), st["events"], st["nst"]))
     if not chose:
         failures.append("%s auto P=%d: the summary names no method: %s" % (name, p, r.stdout))
-    # every race the run lost, and every winning probe the run went on from,
-    # is a switch (auto_run.c, "races", go_on_from_probe)
-    tally = re.search(r"^    (\d+) segments; \d+ probes \([^)]*\); switches: (\d+) after a "
-                      r"race, (\d+) going on from the winning probe's end", r.stdout, re.M)
-    if not tally or int(tally.group(1)) != len(chose) or \
-            int(tally.group(2)) + int(tally.group(3)) > len(chose) - 1:
-        failures.append("%s auto P=%d: segments, races and kept probes %s for %d segments listed"
-                        % (name, p, tally.groups() if tally else None, len(chose)))
+    check_tally(name, p, r.stdout, len(chose), failures)
     if not e <= bound:
         failures.append("%s auto P=%d: e_rr %.3e above %.3e" % (name, p, e, bound))
     if name in SWITCHES and len(set(chose)) < 2:
@@ -155,6 +148,45 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
                         % (name, p, mixed_b, said_split, info_split))
 
 
+def check_tally(name, p, stdout, segments, failures):
+    """Every race the run lost, and every winning probe the run went on from,
+    is a switch (auto_run.c, "races", go_on_from_probe)."""
+    tally = re.search(r"^    (\d+) segments; \d+ probes \([^)]*\); switches: (\d+) after a "
+                      r"race, (\d+) going on from the winning probe's end", stdout, re.M)
+    if not tally or int(tally.group(1)) != segments or \
+            int(tally.group(2)) + int(tally.group(3)) > segments - 1:
+        failures.append("%s auto P=%d: segments, races and kept probes %s for %d segments listed"
+                        % (name, p, tally.groups() if tally else None, segments))
+
+
+def check_activity(name, p, path, segments, failures):
+    """/activity/per_sample's rows add up to /activity/events, and those to
+    /stats events; and a kept probe's events count at the samples it passed:
+    every sample interval where mLIQSS2 ran (segments: (start, method)) has
+    events (adr1d-vardiff's front moves all the time; the mixed method's QSS
+    half may be quiet)."""
+    with h5py.File(path, "r") as f:
+        total = f["activity/events"][()].astype(float)
+        rows = f["activity/per_sample"][()]
+        times = [float(t) for t in f["time"][()]]
+    events = int(read_result(path).stats["events"])
+    ends = [t for t, _ in segments[1:]] + [float("inf")]
+    quiet = []
+    for k, (a, b) in enumerate(zip([0.0] + times, times)):
+        qss = any(m == "mliqss2" and s < b and e > a
+                  for (s, m), e in zip(segments, ends))
+        if qss and rows[k].sum() == 0:
+            quiet.append((a, b))
+    if quiet:
+        failures.append("%s auto P=%d: no events at the samples in %s, where mLIQSS2 ran"
+                        % (name, p, quiet[:4]))
+    if rows.shape[1] != total.shape[0] or not (rows >= 0).all() or \
+            abs(rows.sum(axis=0) - total).max() > 0.5 or abs(total.sum() - events) > 0.5:
+        failures.append("%s auto P=%d: /activity/per_sample sums %g, /activity/events %g, "
+                        "/stats events %d (negative rows: %d)"
+                        % (name, p, rows.sum(), total.sum(), events, int((rows < 0).sum())))
+
+
 def check_case(args, name, failures):
     problem, tf, singles = CASES[name]
     xref = reference(args, name, problem, tf)
@@ -182,7 +214,8 @@ def check_kept_probes(args, bound, failures):
     of the run): a probe that wins is kept, and the run goes on from its end
     with the samples it passed (auto_run.c, go_on_from_probe). The first
     switch, from CVODE's start to mLIQSS2 (50 times cheaper there), is one.
-    On 1 and 2 ranks the samples must keep the vardiff case's bound, and at
+    On 1 and 2 ranks the samples must keep the vardiff case's bound, the
+    events per sample (--activity samples) must add up to the run's, and at
     least one kept probe must have passed samples (QMOL_AUTO_TRACE's "kept"
     lines)."""
     problem, tf, _ = CASES["vardiff"]
@@ -190,10 +223,14 @@ def check_kept_probes(args, bound, failures):
     passed = 0
     for p in (1, 2):
         out = os.path.join(args.scratch, "vardiff-kept-np%d.h5" % p)
-        r = qmol(args, p, problem, tf, out, ["--method", "auto"], 96, {"QMOL_AUTO_TRACE": "1"})
+        r = qmol(args, p, problem, tf, out, ["--method", "auto", "--activity", "samples"], 96,
+                 {"QMOL_AUTO_TRACE": "1"})
         if r.returncode != 0:
             failures.append("vardiff kept P=%d: exit %d: %s" % (p, r.returncode, r.stderr.strip()))
             continue
+        segments = [(float(t), m) for t, m in re.findall(r"^    t = (\S+) +(\S+)", r.stdout, re.M)]
+        check_tally("vardiff kept", p, r.stdout, len(segments), failures)
+        check_activity("vardiff kept", p, out, segments, failures)
         kept = [int(k) for k in re.findall(r"^auto: +\S+ +kept +\[[^]]*\], (\d+) samples",
                                            r.stderr, re.M)]
         passed += sum(kept)

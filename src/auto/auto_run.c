@@ -75,7 +75,9 @@ enum { CAND_BDF, CAND_QSS, CAND_MIXED, NCAND };
  * the run's samples it passed (at most KEEP_SAMPLES, sample[j] at
  * sample_t[j], the run's sample first_k + j), what it counted (its wall
  * times left out: they are the running segment's) and its events per
- * state (where the run counts them). */
+ * state (where the run counts them), also as they stood at each sample
+ * (activity_at[j]: a sample's events per state are the change since the
+ * one before). */
 #define KEEP_SAMPLES 4
 typedef struct kept_probe {
     int valid;
@@ -87,6 +89,8 @@ typedef struct kept_probe {
     double *sample[KEEP_SAMPLES];
     qmol_stats stats;
     double *activity;
+    double *activity_at[KEEP_SAMPLES];
+    int counts; /* its events per state are counted (activity) */
 } kept_probe;
 
 /* What auto knows of a candidate. */
@@ -283,6 +287,7 @@ static int probe_sample(void *ctx, int64_t k, double t, const double *x) {
     if (!kp) return 0;
     if (k <= kp->nreal) {
         memcpy(kp->sample[k - 1], x, (size_t)P->n * sizeof *x);
+        if (kp->counts) memcpy(kp->activity_at[k - 1], kp->activity, (size_t)P->n * sizeof *x);
         kp->sample_t[k - 1] = t;
         kp->nsamples = (int)k;
     }
@@ -297,12 +302,14 @@ static int probe_sample(void *ctx, int64_t k, double t, const double *x) {
 /* Room for keeping candidate c's probe from t to end, with the run's
  * samples in (t, end] (times[0 .. *count), then end if it is not one):
  * 0, or -1 when it is not kept (discrete variables, more than KEEP_SAMPLES
- * samples, out of memory). */
+ * samples, out of memory; a CVODE probe that starts with the step a
+ * CVODE run or probe left: started so at order 1 where a start needs short
+ * steps, CVODE's output lost accuracy, run_segment). Local: probe agrees it. */
 static int keep_room(auto_run *A, int c, double t, double end, double *times, int64_t *count) {
     const integrator_options *o = A->o;
     kept_probe *kp = &A->cand[c].kept;
     kp->valid = 0;
-    if (!A->can_keep) return -1;
+    if (!A->can_keep || (c == CAND_BDF && A->bdf_step > 0.0)) return -1;
     int64_t k = A->seg_first, real = 0;
     while (k <= o->samples && sample_at(o, k) <= t)
         k++;
@@ -313,12 +320,17 @@ static int keep_room(auto_run *A, int c, double t, double end, double *times, in
     }
     size_t n = (size_t)A->m->n, cols = (size_t)A->m->n_cols;
     if (!kp->x && !(kp->x = malloc((cols + 1) * sizeof *kp->x))) return -1;
-    for (int64_t j = 0; j < real; j++)
+    int counts = o->activity && integrator_has(A->cand[c].o.method, INTEGRATOR_QSS_ENGINE);
+    for (int64_t j = 0; j < real; j++) {
         if (!kp->sample[j] && !(kp->sample[j] = malloc((n + 1) * sizeof(double)))) return -1;
-    if (o->activity && integrator_has(A->cand[c].o.method, INTEGRATOR_QSS_ENGINE)) {
-        if (!kp->activity && !(kp->activity = malloc((n + 1) * sizeof *kp->activity))) return -1;
-        memset(kp->activity, 0, n * sizeof *kp->activity);
+        if (counts && !kp->activity_at[j] &&
+            !(kp->activity_at[j] = malloc((n + 1) * sizeof(double))))
+            return -1;
     }
+    if (counts && !kp->activity && !(kp->activity = malloc((n + 1) * sizeof *kp->activity)))
+        return -1;
+    if (kp->activity) memset(kp->activity, 0, n * sizeof *kp->activity);
+    kp->counts = counts;
     kp->t = t;
     kp->nreal = (int)real;
     kp->nsamples = 0;
@@ -330,7 +342,7 @@ static int keep_room(auto_run *A, int c, double t, double end, double *times, in
 static void keep_free(kept_probe *kp) {
     free(kp->x);
     for (int j = 0; j < KEEP_SAMPLES; j++)
-        free(kp->sample[j]);
+        free(kp->sample[j]), free(kp->activity_at[j]);
     free(kp->activity);
 }
 
@@ -348,7 +360,12 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     double end = P.M.t_b, times[KEEP_SAMPLES + 1];
     int64_t count = 1;
     times[0] = end;
-    if (keep_room(A, c, t, end, times, &count) == 0) P.keep = &A->cand[c].kept;
+    int keep = keep_room(A, c, t, end, times, &count) == 0;
+    if (P.M.size > 1) MPI_Allreduce(MPI_IN_PLACE, &keep, 1, MPI_INT, MPI_MIN, A->comm);
+    if (keep)
+        P.keep = &A->cand[c].kept;
+    else
+        count = 1, times[0] = end;
     P.count = count;
     o.t0 = t, o.tf = end;
     o.samples = count, o.sample_times = times, o.first_sample = 1;
@@ -356,7 +373,7 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     o.at_window_end = probe_window_end, o.window_ctx = &P;
     o.stop_requested = probe_over, o.stop_ctx = &P;
     o.on_discrete = NULL, o.progress = NULL, o.trace = NULL;
-    o.activity = P.keep ? P.keep->activity : NULL;
+    o.activity = P.keep && P.keep->counts ? P.keep->activity : NULL;
     o.first_step = 0.0, o.last_step = NULL;
     if (c == CAND_BDF) o.first_step = A->bdf_step, o.last_step = &A->bdf_step;
     cap_windows(A, &o);
@@ -576,8 +593,9 @@ static int segment_sample(void *ctx, int64_t k, double t, const double *x) {
 /* A probe from t won (A->switch_to): where its integration was kept and
  * passed every sample of the run up to where it settled, the run goes on
  * from there, with the probe's samples and counts, instead of starting the
- * winner again at t (a start a probe already paid: the mixed method's BDF
- * block starting at adr1d-vardiff's front, about 0.2 s of a 0.7 s run).
+ * winner again at t and integrating the probe's span twice (the mixed
+ * method's probe as adr1d-vardiff's front enters its BDF block: about 0.2
+ * s of a 0.7 s run).
  * Returns 1 when it did, 0 when the winner starts at t, -1 when a sample
  * or the states could not be passed on (collective: the verdicts are
  * agreed). */
@@ -589,13 +607,22 @@ static int go_on_from_probe(auto_run *A, double t) {
     while (passed < kp->nreal && sample_at(o, kp->first_k + passed) <= kp->t_end)
         passed++;
     if (passed != kp->nsamples) return 0; /* a sample at its end not yet passed */
-    for (int j = 0; j < passed; j++)
-        if (A->sample(A->sample_ctx, kp->first_k + j, kp->sample_t[j], kp->sample[j])) return -1;
+    /* each sample after the events up to it (a sample's events per state
+     * are the change since the one before), then the rest */
+    int32_t n = A->m->n;
+    int failed = 0;
+    for (int j = 0; j <= passed; j++) {
+        const double *now = j < passed ? kp->activity_at[j] : kp->activity;
+        for (int32_t i = 0; kp->counts && o->activity && i < n; i++)
+            o->activity[i] += now[i] - (j > 0 ? kp->activity_at[j - 1][i] : 0.0);
+        if (j < passed && !failed)
+            failed = A->sample(A->sample_ctx, kp->first_k + j, kp->sample_t[j], kp->sample[j]);
+    }
     stats_add(A->stats, &kp->stats);
-    if (o->activity && kp->activity)
-        for (int32_t j = 0; j < A->m->n; j++)
-            o->activity[j] += kp->activity[j];
     kp->valid = 0;
+    /* (a rank whose sample failed must not leave the others waiting) */
+    if (A->seg.size > 1) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, A->comm);
+    if (failed) return -1;
     A->kept_probes++;
     if (getenv("QMOL_AUTO_TRACE") && A->seg.rank == 0)
         fprintf(stderr, "auto: %-8s kept  [%.6g, %.6g], %d samples\n",
