@@ -140,7 +140,7 @@ typedef struct auto_run {
     int switch_to;           /* a probe won: the candidate to go on with (-1: none) */
     double switch_t;         /* ... from this time (its probe's start when kept) */
     int can_keep;            /* a probe's integration may be kept (no discrete variables) */
-    int64_t kept_probes;     /* switches that went on from the winning probe's end */
+    int kept_probes;         /* switches that went on from the winning probe's end */
     integrator_state *inner; /* the running integrator's state at at_window_end */
     method_log *log;         /* the switches, for the summary and /methods (or NULL) */
     int probes;
@@ -148,8 +148,13 @@ typedef struct auto_run {
     int races; /* switches after a race the run lost */
 } auto_run;
 
+/* QMOL_AUTO_TRACE in the environment: rank 0 prints what auto does. */
+static int tracing(const auto_run *A) {
+    return A->seg.rank == 0 && getenv("QMOL_AUTO_TRACE");
+}
+
 static void trace(const auto_run *A, const char *what, int c, const meter *M, double cost) {
-    if (!getenv("QMOL_AUTO_TRACE") || M->rank != 0) return;
+    if (!tracing(A)) return;
     fprintf(stderr, "auto: %-8s %-5s [%.6g, %.6g] -> %.6g  wall %.4g  rate %.4g%s\n",
             A->cand[c].o.method->name, what, M->t_a, M->t_b, M->t_end, cost, A->cand[c].rate,
             M->lost ? "  lost" : "");
@@ -251,6 +256,21 @@ static void cap_windows(const auto_run *A, integrator_options *o) {
         o->window_max = cap;
 }
 
+/* The first of the run's samples from k on that comes after t. */
+static int64_t sample_after(const integrator_options *o, int64_t k, double t) {
+    while (k <= o->samples && sample_at(o, k) <= t)
+        k++;
+    return k;
+}
+
+/* A method's counters as the run's total takes them: CVODE's solver
+ * counters once over the ranks, events only from a QSS engine (CVODE's
+ * count its steps). */
+static void segment_counts(const integrator_def *method, qmol_stats *s, int rank) {
+    if (integrator_has(method, INTEGRATOR_GLOBAL_COUNTERS)) stats_count_global_once(s, rank);
+    if (!integrator_has(method, INTEGRATOR_QSS_ENGINE)) s->events = 0;
+}
+
 /* ---- probes --------------------------------------------------------------- */
 
 /* A probe under way: its meter, and where it keeps its integration (NULL:
@@ -310,14 +330,9 @@ static int keep_room(auto_run *A, int c, double t, double end, double *times, in
     kept_probe *kp = &A->cand[c].kept;
     kp->valid = 0;
     if (!A->can_keep || (c == CAND_BDF && A->bdf_step > 0.0)) return -1;
-    int64_t k = A->seg_first, real = 0;
-    while (k <= o->samples && sample_at(o, k) <= t)
-        k++;
+    int64_t k = sample_after(o, A->seg_first, t), real = sample_after(o, k, end) - k;
+    if (real > KEEP_SAMPLES) return -1;
     kp->first_k = k;
-    for (; k <= o->samples && sample_at(o, k) <= end; k++) {
-        if (real == KEEP_SAMPLES) return -1;
-        times[real++] = sample_at(o, k);
-    }
     size_t n = (size_t)A->m->n, cols = (size_t)A->m->n_cols;
     if (!kp->x && !(kp->x = malloc((cols + 1) * sizeof *kp->x))) return -1;
     int counts = o->activity && integrator_has(A->cand[c].o.method, INTEGRATOR_QSS_ENGINE);
@@ -334,6 +349,8 @@ static int keep_room(auto_run *A, int c, double t, double end, double *times, in
     kp->t = t;
     kp->nreal = (int)real;
     kp->nsamples = 0;
+    for (int64_t j = 0; j < real; j++)
+        times[j] = sample_at(o, k + j);
     *count = real;
     if (real == 0 || times[real - 1] < end) times[(*count)++] = end;
     return 0;
@@ -358,8 +375,7 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     set_budget(A, c, t, &P.M);
     integrator_options o = A->cand[c].o;
     double end = P.M.t_b, times[KEEP_SAMPLES + 1];
-    int64_t count = 1;
-    times[0] = end;
+    int64_t count = 0; /* (set below either way) */
     int keep = keep_room(A, c, t, end, times, &count) == 0;
     if (P.M.size > 1) MPI_Allreduce(MPI_IN_PLACE, &keep, 1, MPI_INT, MPI_MIN, A->comm);
     if (keep)
@@ -387,9 +403,7 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     double cost = meter_cost(&P.M);
     if (P.keep && P.M.lost) P.keep->valid = 0;
     if (P.keep) { /* its counters as a segment's, its wall times the running one's */
-        if (integrator_has(o.method, INTEGRATOR_GLOBAL_COUNTERS))
-            stats_count_global_once(&s, P.M.rank);
-        if (!integrator_has(o.method, INTEGRATOR_QSS_ENGINE)) s.events = 0;
+        segment_counts(o.method, &s, P.M.rank);
         P.keep->stats = s;
         for (size_t f = 0; f < stats_nfields; f++)
             if (stats_fields[f].is_double) *stats_wall(&P.keep->stats, f) = 0.0;
@@ -488,17 +502,25 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
  * The candidate whose race the run lost at t with its meter's cost
  * `cost`, the cheapest probe of those (-1: none); races the run won or
  * that it passed end. */
+static int race_on(const auto_run *A, int c) {
+    return c != A->running && A->cand[c].race_until > A->cand[c].race_t;
+}
+
+/* Whether the run, at its meter's cost `cost`, outspent c's probe. */
+static int race_beaten(const auto_run *A, int c, double cost) {
+    const candidate *k = &A->cand[c];
+    return cost - k->race_from > SWITCH_MARGIN * k->race_cost;
+}
+
 static int race_lost(auto_run *A, double t, double cost) {
     int won = -1;
     for (int c = 0; c < A->ncand; c++) {
-        candidate *k = &A->cand[c];
-        if (c == A->running || !(k->race_until > k->race_t)) continue;
-        if (t > k->race_until) {
-            k->race_until = -INFINITY;
+        if (!race_on(A, c)) continue;
+        if (t > A->cand[c].race_until) {
+            A->cand[c].race_until = -INFINITY;
             continue;
         }
-        if (cost - k->race_from > SWITCH_MARGIN * k->race_cost &&
-            (won < 0 || k->race_cost < A->cand[won].race_cost))
+        if (race_beaten(A, c, cost) && (won < 0 || A->cand[c].race_cost < A->cand[won].race_cost))
             won = c;
     }
     return won;
@@ -506,7 +528,7 @@ static int race_lost(auto_run *A, double t, double cost) {
 
 static int racing(const auto_run *A) {
     for (int c = 0; c < A->ncand; c++)
-        if (c != A->running && A->cand[c].race_until > A->cand[c].race_t) return 1;
+        if (race_on(A, c)) return 1;
     return 0;
 }
 
@@ -515,12 +537,8 @@ static int racing(const auto_run *A) {
 static int race_over(const auto_run *A) {
     if (!racing(A)) return 0;
     double cost = meter_cost_local(&A->seg);
-    for (int c = 0; c < A->ncand; c++) {
-        const candidate *k = &A->cand[c];
-        if (c != A->running && k->race_until > k->race_t &&
-            cost - k->race_from > SWITCH_MARGIN * k->race_cost)
-            return 1;
-    }
+    for (int c = 0; c < A->ncand; c++)
+        if (race_on(A, c) && race_beaten(A, c, cost)) return 1;
     return 0;
 }
 
@@ -539,7 +557,7 @@ static int race_switch(auto_run *A, double t) {
     won->retry_gap = 0.0;
     A->switch_to = c;
     A->races++;
-    if (getenv("QMOL_AUTO_TRACE") && A->seg.rank == 0)
+    if (tracing(A))
         fprintf(stderr,
                 "auto: %-8s race  [%.6g, %.6g] at %.6g: the run spent %.4g, the probe %.4g\n",
                 won->o.method->name, won->race_t, won->race_until, t, cost - won->race_from,
@@ -552,9 +570,7 @@ static int race_switch(auto_run *A, double t) {
 /* The run's samples in (t_a, t_b], then t_b itself when it is not one. */
 static int plan_samples(auto_run *A, int64_t next_k, double t_b) {
     const integrator_options *o = A->o;
-    int64_t count = 0;
-    while (next_k + count <= o->samples && sample_at(o, next_k + count) <= t_b)
-        count++;
+    int64_t count = sample_after(o, next_k, t_b) - next_k;
     double *t = realloc(A->seg_times, (size_t)(count + 1) * sizeof *t);
     if (!t) return -1;
     A->seg_times = t;
@@ -603,9 +619,7 @@ static int go_on_from_probe(auto_run *A, double t) {
     const integrator_options *o = A->o;
     kept_probe *kp = &A->cand[A->switch_to].kept;
     if (!kp->valid || kp->t != t) return 0;
-    int passed = 0;
-    while (passed < kp->nreal && sample_at(o, kp->first_k + passed) <= kp->t_end)
-        passed++;
+    int passed = (int)(sample_after(o, kp->first_k, kp->t_end) - kp->first_k);
     if (passed != kp->nsamples) return 0; /* a sample at its end not yet passed */
     /* each sample after the events up to it (a sample's events per state
      * are the change since the one before), then the rest */
@@ -624,7 +638,7 @@ static int go_on_from_probe(auto_run *A, double t) {
     if (A->seg.size > 1) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, A->comm);
     if (failed) return -1;
     A->kept_probes++;
-    if (getenv("QMOL_AUTO_TRACE") && A->seg.rank == 0)
+    if (tracing(A))
         fprintf(stderr, "auto: %-8s kept  [%.6g, %.6g], %d samples\n",
                 A->cand[A->switch_to].o.method->name, t, kp->t_end, passed);
     return keep_end(A, kp->t_end, kp->x) ? -1 : 1;
@@ -720,13 +734,11 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     int rc = o.method->integrate(A->m, &o, segment_sample, A, &s, err, errlen);
     A->in_segment = 0;
     double cost = meter_cost(M);
-    if (integrator_has(o.method, INTEGRATOR_GLOBAL_COUNTERS)) stats_count_global_once(&s, M->rank);
-    if (!integrator_has(o.method, INTEGRATOR_QSS_ENGINE)) s.events = 0; /* (CVODE's: its steps) */
+    segment_counts(o.method, &s, M->rank);
     stats_add(total, &s);
     if (rc == INTEGRATOR_STOPPED && A->switch_to >= 0) rc = 0;
     if (rc) return rc;
-    while (*next_k <= A->o->samples && sample_at(A->o, *next_k) <= A->t_end)
-        ++*next_k;
+    *next_k = sample_after(A->o, *next_k, A->t_end);
     M->t_end = A->switch_to >= 0 ? A->switch_t : A->t_end;
     trace(A, "run", c, M, cost);
     return 0;
@@ -849,7 +861,7 @@ int auto_integrate(const model *m, const integrator_options *o, sample_fn sample
         A.log->probes = A.probes;
         A.log->probe_wall = A.probe_wall;
         A.log->races = A.races;
-        A.log->kept = (int)A.kept_probes;
+        A.log->kept = A.kept_probes;
     }
     free(A.x);
     free(A.gid);

@@ -383,7 +383,9 @@ static const run_option options[] = {
      .set = set_count, .field = FIELD(pieces), .lo = 1, .hi = 4096,
      .must = "must be a whole number in [1, 4096] (pieces per rank)"},
     {"window", "DT", "several ranks: fixed exchange window (default: adaptive)", SPAN(window)},
-    {"window-min", "DT", "adaptive windows: shortest (default 1e-6 (tf - t0); auto\non several ranks: 1e-9 (tf - t0))", SPAN(window_min)},
+    {"window-min", "DT",
+     "adaptive windows: shortest (default 1e-6 (tf - t0); auto\non several ranks: 1e-9 (tf - t0))",
+     SPAN(window_min)},
     {"window-max", "DT", "adaptive windows: longest (default (tf - t0) / K)", SPAN(window_max)},
     {"progress", "S",
      "seconds between progress reports on stderr (default:\n0.5 on a terminal, redrawn in "
