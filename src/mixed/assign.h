@@ -6,7 +6,8 @@
  * sum_{k != j} |df_j/dx_k| at (t0, x0) times the run's span tf - t0 exceeds
  * a threshold (default ASSIGN_STIFF_THRESHOLD): diffusion with a large
  * d/dx^2 couples neighbours faster than QSS can follow without oscillating,
- * while BDF's implicit solve takes it in one step. See docs/methods.md.
+ * while BDF's implicit solve takes it in one step; where the rates fall into
+ * two groups decades apart, only the upper group. See docs/methods.md.
  */
 #ifndef QMOL_ASSIGN_H
 #define QMOL_ASSIGN_H
@@ -23,6 +24,11 @@ enum { ASSIGN_QSS = 0, ASSIGN_BDF = 1 };
  * (N = 1000, tf = 10): 1.0e3 on the dleft half, 2.0e6 on the dright half;
  * adr1d: 1.2e3; buck-heatsink's rod (100 sections, 60 s): 1.7e5. */
 #define ASSIGN_STIFF_THRESHOLD 1e4
+/* ...unless the rates fall into two groups at least GAP_DECADES apart, each
+ * with GAP_SHARE of the rows at least, the upper above the threshold: then
+ * only the upper group goes to BDF (adr1d-vardiff N = 1e4: 1.0e4 and 2.0e8 x span). */
+#define GAP_DECADES 2.0
+#define GAP_SHARE 0.05
 
 /* Hops from the discontinuity states that auto also puts on QSS. buck-heatsink
  * (60 s, mixed with LIQSS2): depth 0 (i_L, u_C and the heated section on QSS)
@@ -39,6 +45,13 @@ typedef struct assign_options {
     int depth;            /* auto: 0 means ASSIGN_DEPTH, < 0 none */
     double t0, tf;
 } assign_options;
+
+/* level[j] (n_cols of them) = the hops from the nearest state method puts
+ * on BDF to j over the dependents (up to depth; -1 farther). Collective over
+ * the halo's ranks (NULL: one rank). Returns 0, or -1 out of memory
+ * (agreed). */
+int assign_hops(const model *m, struct halo_plan *halo, const unsigned char *method, int depth,
+                int32_t *level);
 
 /* A split with count[0] QSS and count[1] BDF states (all ranks): 0, or -1
  * with a message when a block is empty. */

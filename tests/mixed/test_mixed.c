@@ -114,7 +114,9 @@ static void id_file(void **state) {
 }
 
 /* The stiffness rule takes exactly the high-diffusion half of
- * adr1d-vardiff, whose off-diagonal rate x span is 2e6 (the other half 1e3). */
+ * adr1d-vardiff, whose off-diagonal rate x span is 2e6 (the other half 1e3);
+ * at N = 1e4 both halves are above the threshold (2.0e8 and 1.0e4), and the
+ * stiffness gap between them still takes the diffusive half alone. */
 static void auto_takes_stiff_rows(void **state) {
     (void)state;
     const char *sets[] = {"N=1000"};
@@ -125,6 +127,18 @@ static void auto_takes_stiff_rows(void **state) {
     assert_int_equal(assign_with("adr1d-vardiff", sets, 1, &a, &method, err, sizeof err), 0);
     assert_int_equal(count_bdf(method, 1000, &first), 500);
     assert_int_equal(first, 500);
+    free(method);
+    const char *fine[] = {"N=10000"};
+    assert_int_equal(assign_with("adr1d-vardiff", fine, 1, &a, &method, err, sizeof err), 0);
+    assert_int_equal(count_bdf(method, 10000, &first), 5000);
+    assert_int_equal(first, 5000);
+    free(method);
+    /* no gap (adr1d N = 1e4, L = 10: 3e4 x span on the inner rows): the
+     * threshold alone, every row but the first (its left input is the
+     * boundary value: d / dx^2 x span = 1e4, not above) on BDF */
+    assert_int_equal(assign_with("adr1d", fine, 1, &a, &method, err, sizeof err), 0);
+    assert_int_equal(count_bdf(method, 10000, &first), 9999);
+    assert_int_equal(first, 1);
     free(method);
     /* adr1d (d = 1e-3 everywhere): all QSS */
     assert_int_equal(assign_with("adr1d", sets, 1, &a, &method, err, sizeof err), 0);
