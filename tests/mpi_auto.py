@@ -21,10 +21,11 @@ For each case every run must
 the cases being adr1d-vardiff N = 400 (QSS, then the mixed split once the
 front reaches the diffusive half: there auto must switch at least once), heat2d 30 x 30 against its exact
 semi-discrete solution (CVODE; QSS takes 100 times longer), and
-heat2d-thermostat (zero crossings: probes put the heater's state back); and
-adr1d-vardiff N = 1e4 on 2 ranks, where auto's QSS method needs windows
-shorter than the default shortest (it must finish, close to the run on one
-rank).
+heat2d-thermostat (zero crossings: probes put the heater's state back);
+adr1d-vardiff N = 1000, where the mixed method must take over ahead of the
+front (auto_foresight.h); and adr1d-vardiff N = 1e4 on 2 ranks, where
+auto's QSS method needs windows shorter than the default shortest (it must
+finish, close to the run on one rank).
 
 usage: mpi_auto.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
@@ -152,9 +153,10 @@ def check_tally(name, p, stdout, segments, failures):
     """Every race the run lost, and every winning probe the run went on from,
     is a switch (auto_run.c, "races", go_on_from_probe)."""
     tally = re.search(r"^    (\d+) segments; \d+ probes \([^)]*\); switches: (\d+) after a "
-                      r"race, (\d+) going on from the winning probe's end", stdout, re.M)
+                      r"race, (\d+) going on from the winning probe's end, (\d+) ahead of "
+                      r"activity", stdout, re.M)
     if not tally or int(tally.group(1)) != segments or \
-            int(tally.group(2)) + int(tally.group(3)) > segments - 1:
+            int(tally.group(2)) + int(tally.group(3)) + int(tally.group(4)) > segments - 1:
         failures.append("%s auto P=%d: segments, races and kept probes %s for %d segments listed"
                         % (name, p, tally.groups() if tally else None, segments))
 
@@ -243,6 +245,54 @@ def check_kept_probes(args, bound, failures):
         failures.append("vardiff kept: no kept probe passed a sample on 1 or 2 ranks")
 
 
+def check_foresight(args, failures):
+    """adr1d-vardiff N = 1000: mLIQSS2 runs the front until it nears the
+    diffusive half, the mixed split's BDF block (--assign auto); there QSS's
+    cost jumps 100x, and a mixed start in the front costs far more than one
+    ahead of it. The run must hand over to the mixed method ahead of
+    activity (the summary's tally), before the front reaches the split (the
+    first of 100 samples where u at N/2 passes 0.5, in the reference), and
+    keep mixed's accuracy (1.5 x the e_rr of mixed alone + tol / 10), on 1
+    and 2 ranks."""
+    problem = ["--problem", "adr1d-vardiff", "--set", "N=1000"]
+    ref = os.path.join(args.scratch, "vardiff-1e3-ref.h5")
+    r = qmol(args, 1, problem, 10.0, ref, ["--method", "cvode", "--tol", "1e-8", "--abstol",
+                                           "1e-10", "--quiet"], 100)
+    if r.returncode != 0:
+        failures.append("vardiff N = 1000 reference: exit %d: %s" % (r.returncode, r.stderr))
+        return
+    res = read_result(ref)
+    xref = res.states
+    arrival = next(t for t, x in zip(res.time, xref) if x[500] >= 0.5)
+    out = os.path.join(args.scratch, "vardiff-1e3-mixed.h5")
+    r = qmol(args, 1, problem, 10.0, out, ["--method", "mixed", "--assign", "auto", "--quiet"], 100)
+    if r.returncode != 0:
+        failures.append("vardiff N = 1000 mixed: exit %d: %s" % (r.returncode, r.stderr))
+        return
+    bound = 1.5 * e_rr(read_result(out).states, xref) + TOL / 10
+    for p in (1, 2):
+        out = os.path.join(args.scratch, "vardiff-1e3-auto-np%d.h5" % p)
+        r = qmol(args, p, problem, 10.0, out, ["--method", "auto"], 100)
+        if r.returncode != 0:
+            failures.append("vardiff N = 1000 auto P=%d: exit %d: %s"
+                            % (p, r.returncode, r.stderr.strip()))
+            continue
+        segments = [(float(t), m) for t, m in re.findall(r"^    t = (\S+) +(\S+)", r.stdout, re.M)]
+        check_tally("vardiff N = 1000", p, r.stdout, len(segments), failures)
+        ahead = re.search(r"(\d+) ahead of activity", r.stdout)
+        first_mixed = next((t for t, m in segments if m == "mixed"), None)
+        e = e_rr(read_result(out).states, xref)
+        print("vardiff N = 1000 auto P=%d: %s, %s ahead of activity; the front reaches the split "
+              "at t = %g; e_rr %.3e (bound %.3e)" % (p, segments, ahead.group(1) if ahead else "?",
+                                                    arrival, e, bound))
+        if not ahead or int(ahead.group(1)) < 1 or first_mixed is None or \
+                not first_mixed < arrival:
+            failures.append("vardiff N = 1000 auto P=%d: no hand-over to mixed ahead of the front "
+                            "(arriving at t = %g): %s" % (p, arrival, segments))
+        if not e <= bound:
+            failures.append("vardiff N = 1000 auto P=%d: e_rr %.3e above %.3e" % (p, e, bound))
+
+
 def check_shortest_windows(args, failures):
     """adr1d-vardiff N = 1e4 on 2 ranks: the front reaches the ranks' boundary
     (METIS cuts the line in the middle) as it enters the diffusive half, at
@@ -250,8 +300,11 @@ def check_shortest_windows(args, failures):
     window (1e-6 of the span) and a mLIQSS2 run stops. auto's methods may take
     shorter windows (AUTO_WINDOW_MIN, auto_run.c): the run must finish, as
     close to the same run on one rank as two runs each within the tolerance
-    of the solution can be (2 tol; measured 1.5e-4)."""
-    problem = ["--problem", "adr1d-vardiff", "--set", "N=10000"]
+    of the solution can be (2 tol; measured 1.5e-4). A rule that puts no
+    state on BDF leaves no mixed candidate, so that mLIQSS2 meets the front
+    there (with the mixed candidate the run hands over before:
+    check_foresight)."""
+    problem = ["--problem", "adr1d-vardiff", "--set", "N=10000", "--bdf", "i<0"]
     outs = []
     for p in (1, 2):
         out = os.path.join(args.scratch, "vardiff-1e4-auto-np%d.h5" % p)
@@ -274,6 +327,7 @@ def main():
     bounds = {name: check_case(args, name, failures) for name in CASES}
     if bounds["vardiff"] is not None:
         check_kept_probes(args, bounds["vardiff"], failures)
+    check_foresight(args, failures)
     check_shortest_windows(args, failures)
     finish(failures)
 

@@ -29,6 +29,11 @@
  *    Two stretches of the running method that cost WATCH_FACTOR times the
  *    best other estimate or its own cost when last weighed (activity
  *    switched on) make every candidate due for a probe at once.
+ *  - While the QSS method runs the states the mixed candidate puts on BDF,
+ *    the run looks ahead (auto_foresight.h): when activity approaching them
+ *    will reach them within LEAD of the span, the mixed method takes over
+ *    before it does (the measurements cannot see that coming; a mixed start
+ *    in the middle of the front costs decades more than one ahead of it).
  *  - A run's measurement counts for more than a probe's: a candidate's
  *    estimate is never below what it measured while running, as much of
  *    that as still counts (halved every MEMORY_SPAN of the span): a short
@@ -42,6 +47,7 @@
  * Problems with discontinuities are probed only when their discrete
  * variables can be saved and put back (qmol.h get_discrete, set_discrete).
  */
+#include "auto/auto_foresight.h"
 #include "auto/auto_meter.h"
 #include "comm/halo.h"
 #include "core/discontinuities.h"
@@ -64,6 +70,10 @@
 /* Probes made while a method runs take at most this share of its time. */
 #define PROBE_SHARE 0.05
 #define MEMORY_SPAN (1.0 / 16.0)
+/* The foresight hands over this long (a fraction of the span: a probe's
+ * longest) before activity arrives, and the QSS method is not probed again
+ * for twice as long after. */
+#define LEAD PROBE_LONGEST
 /* The shortest QSS window on several ranks, as a fraction of the span,
  * unless --window-min says otherwise (set_candidates). */
 #define AUTO_WINDOW_MIN 1e-9
@@ -102,6 +112,7 @@ typedef struct candidate {
     double startup;    /* what a fresh start costs beyond its rate */
     double first_cost; /* its last measurement's first stretch (its set-up not) */
     double retry_at;   /* not probed before this time (back-off) */
+    double hold_until; /* ... nor before this one, alarm or not (a hand-over ahead) */
     double retry_gap;  /* the next back-off (0: none yet) */
     double probe_cost; /* its last probe's wall time, and when it was made */
     double probe_t;
@@ -146,6 +157,13 @@ typedef struct auto_run {
     int probes;
     double probe_wall;
     int races; /* switches after a race the run lost */
+    /* the foresight, when there is a mixed candidate (fs_on), with the QSS
+     * runs' events per state (the run's own counters, or these) */
+    foresight fs;
+    int fs_on;
+    double *events;
+    double fs_hold; /* no look before this time (after a hand-over) */
+    int ahead;      /* switches ahead of activity */
 } auto_run;
 
 /* QMOL_AUTO_TRACE in the environment: rank 0 prints what auto does. */
@@ -168,11 +186,12 @@ static double estimate(const auto_run *A, int c, double t) {
     return fmax(k->rate, k->run_rate * exp2(-(t - k->run_t) / (MEMORY_SPAN * A->span)));
 }
 
-/* The cheapest measured candidate at t but skip (-1: none). */
+/* The cheapest measured candidate at t but skip, of those not on hold (-1:
+ * none). */
 static int cheapest(const auto_run *A, double t, int skip) {
     int best = -1;
     for (int c = 0; c < A->ncand; c++)
-        if (c != skip && !isinf(A->cand[c].rate) &&
+        if (c != skip && !isinf(A->cand[c].rate) && t >= A->cand[c].hold_until &&
             (best < 0 || estimate(A, c, t) < estimate(A, best, t)))
             best = c;
     return best;
@@ -247,9 +266,13 @@ static void set_watch(auto_run *A, double t) {
 
 /* Windows short enough to time the stretches: one rank's QSS windows, and
  * on several ranks the adaptive windows (a QSS window whose cost jumped
- * would otherwise run on to its end; a fixed --window stays). */
-static void cap_windows(const auto_run *A, integrator_options *o) {
-    double cap = meter_window_cap(A->span);
+ * would otherwise run on to its end; a fixed --window stays). The mixed
+ * method's run (not its probe) times stretches of RUN_STRETCH in windows
+ * of that at most: its windows end its BDF block's steps, and on 2 ranks
+ * adr1d-vardiff N = 1e4 took 3,700 windows of the probes' length over
+ * [2.98, 7.5], 3.2 s, where the static split takes 123 in 0.37 s. */
+static void cap_windows(const auto_run *A, int c, int run, integrator_options *o) {
+    double cap = c == CAND_MIXED && run ? RUN_STRETCH * A->span : meter_window_cap(A->span);
     if (!o->halo)
         o->window_cap = cap;
     else if (!(o->window > 0.0) && !(o->window_max > 0.0 && o->window_max < cap))
@@ -392,7 +415,7 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     o.activity = P.keep && P.keep->counts ? P.keep->activity : NULL;
     o.first_step = 0.0, o.last_step = NULL;
     if (c == CAND_BDF) o.first_step = A->bdf_step, o.last_step = &A->bdf_step;
-    cap_windows(A, &o);
+    cap_windows(A, c, 0, &o);
     qmol_stats s;
     memset(&s, 0, sizeof s);
     if (integrator_has(o.method, INTEGRATOR_QSS_ENGINE))
@@ -435,7 +458,7 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
  * made (tiny runs). */
 static int worth_probing(const auto_run *A, int c, int current, double t, int alarm) {
     const candidate *k = &A->cand[c];
-    if (c == current || (!alarm && t < k->retry_at)) return 0;
+    if (c == current || (!alarm && t < k->retry_at) || t < k->hold_until) return 0;
     /* the running method's time since c's last probe, at its cost now,
      * pays for the probe PROBE_SHARE of it at most */
     if (!alarm && k->probe_cost > PROBE_SHARE * estimate(A, current, t) * (t - k->probe_t))
@@ -644,6 +667,31 @@ static int go_on_from_probe(auto_run *A, double t) {
     return keep_end(A, kp->t_end, kp->x) ? -1 : 1;
 }
 
+/* The QSS run's events per state (the run's counters when it keeps them). */
+static double *qss_events(const auto_run *A) {
+    return A->o->activity ? A->o->activity : A->events;
+}
+
+/* At a window end (t) of the QSS run: whether activity will reach the mixed
+ * candidate's BDF states within LEAD, and then the switch to it
+ * (collective: the looks are agreed). */
+static int hand_over_ahead(auto_run *A, double t) {
+    if (!A->fs_on || A->running != CAND_QSS || t < A->fs_hold) return 0;
+    double lead = LEAD * A->span;
+    if (!foresight_look(&A->fs, A->comm, qss_events(A), A->m->n, t, A->span, lead)) return 0;
+    A->switch_to = CAND_MIXED;
+    A->ahead++;
+    A->fs_hold = t + 2.0 * lead;
+    /* (the QSS method's cost as measured is that before activity arrives:
+     * not probed again, even on the watch's alarm, until it has) */
+    A->cand[CAND_QSS].hold_until = t + 2.0 * lead;
+    A->cand[CAND_MIXED].retry_gap = 0.0;
+    if (tracing(A))
+        fprintf(stderr, "auto: %-8s ahead at %.6g: activity %d hops from its BDF states\n",
+                A->cand[CAND_MIXED].o.method->name, t, (int)A->fs.near);
+    return 1;
+}
+
 /* The checkpointer sees the states only (save NULL): a restart starts a
  * segment there. */
 static void inner_states(void *ictx, double t, double *x) {
@@ -673,7 +721,7 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
     if (!A->can_probe || meter_any_failed(&A->seg, s->failed)) return 0;
     /* (its first stretch is its start-up: the others wait until its cost
      * settled, or an alarm) */
-    if (!race_switch(A, t)) {
+    if (!hand_over_ahead(A, t) && !race_switch(A, t)) {
         if (A->seg.stretches < 2 || !(A->seg.settled || alarm)) return 0;
         char err[512];
         if (probe_due(A, t, s, alarm, err, sizeof err)) return -1;
@@ -727,7 +775,11 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
      * 1 where a start needs short steps, cost accuracy: heat2d-thermostat,
      * tol 1e-3, e_rr 5.3e-2 against 7.6e-3) */
     if (c == CAND_BDF) o.first_step = 0.0, o.last_step = &A->bdf_step;
-    if (A->can_probe) cap_windows(A, &o);
+    if (A->can_probe) cap_windows(A, c, 1, &o);
+    if (c == CAND_QSS && A->fs_on) {
+        o.activity = qss_events(A);
+        foresight_start(&A->fs, o.activity, A->m->n);
+    }
     qmol_stats s;
     memset(&s, 0, sizeof s);
     A->in_segment = 1;
@@ -799,7 +851,7 @@ static void set_candidates(auto_run *A) {
         mixed->o.method = integrator_by_name("mixed");
     }
     for (int c = 0; c < NCAND; c++) {
-        A->cand[c].rate = INFINITY, A->cand[c].retry_at = -INFINITY;
+        A->cand[c].rate = INFINITY, A->cand[c].retry_at = A->cand[c].hold_until = -INFINITY;
         /* On several ranks a QSS window that cannot follow at its shortest
          * stops the run (qss_window.c: its result would be wrong), and the
          * default shortest is 1e-6 of the integration's span, a probe's or
@@ -843,6 +895,23 @@ static int set_start(auto_run *A) {
     return initial_values_set(&A->start, A->gid, A->x, m->n_cols);
 }
 
+/* The foresight, when the mixed candidate splits the states and probes can
+ * be made (collective). Returns 0, or -1 (out of memory, err). */
+static int set_foresight(auto_run *A, char *err, size_t errlen) {
+    if (A->ncand <= CAND_MIXED || !A->can_probe) return 0;
+    const model *m = A->m;
+    int failed = 0;
+    if (!A->o->activity && !(A->events = calloc((size_t)m->n + 1, sizeof *A->events))) failed = 1;
+    if (A->o->halo) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, A->comm);
+    if (failed || foresight_init(&A->fs, m, A->o->halo, A->o->assignment) != 0) {
+        snprintf(err, errlen, "out of memory for auto's foresight (%lld states)", (long long)m->n);
+        return -1;
+    }
+    A->fs_on = 1;
+    A->fs_hold = -INFINITY;
+    return 0;
+}
+
 int auto_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
                    qmol_stats *stats, char *err, size_t errlen) {
     if (errlen) err[0] = '\0';
@@ -856,17 +925,21 @@ int auto_integrate(const model *m, const integrator_options *o, sample_fn sample
     int rc = set_start(&A);
     if (rc != 0)
         snprintf(err, errlen, "out of memory for auto's states (%lld)", (long long)m->n_cols);
+    if (rc == 0) rc = set_foresight(&A, err, errlen);
     if (rc == 0) rc = run_segments(&A, stats, err, errlen);
     if (rc == 0 && A.log) {
         A.log->probes = A.probes;
         A.log->probe_wall = A.probe_wall;
         A.log->races = A.races;
         A.log->kept = A.kept_probes;
+        A.log->ahead = A.ahead;
     }
     free(A.x);
     free(A.gid);
     free(A.discrete);
     free(A.seg_times);
+    free(A.events);
+    foresight_free(&A.fs);
     for (int c = 0; c < NCAND; c++)
         keep_free(&A.cand[c].kept);
     initial_values_free(&A.start);

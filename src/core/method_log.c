@@ -42,8 +42,8 @@ void method_log_print(const method_log *l, FILE *out) {
     }
     fprintf(out,
             "    %d segments; %d probes (%.3g s); switches: %d after a race, %d going on from the "
-            "winning probe's end%s\n",
-            l->count, l->probes, l->probe_wall, l->races, l->kept,
+            "winning probe's end, %d ahead of activity%s\n",
+            l->count, l->probes, l->probe_wall, l->races, l->kept, l->ahead,
             l->failed ? "; out of memory: later switches are not listed" : "");
 }
 

@@ -25,6 +25,8 @@ typedef struct method_log {
     int races;                            /* switches to a probe that lost, which the run then
                                              outspent over the probe's span */
     int kept;                             /* switches that went on from the winning probe's end */
+    int ahead;                            /* switches to the mixed method ahead of activity
+                                             reaching its BDF states */
     int no_probes;                        /* the problem's discrete variables cannot be saved */
     int failed;                           /* out of memory: segments are missing */
 } method_log;
