@@ -9,6 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void foresight_restart(foresight *F) {
+    F->look_t = F->from_t = -INFINITY;
+    F->near = F->from_near = -1;
+    F->approach = 0;
+}
+
 int foresight_init(foresight *F, const model *m, struct halo_plan *halo,
                    const unsigned char *assignment) {
     memset(F, 0, sizeof *F);
@@ -20,8 +26,7 @@ int foresight_init(foresight *F, const model *m, struct halo_plan *halo,
         foresight_free(F);
         return -1;
     }
-    F->look_t = -INFINITY;
-    F->near = -1;
+    foresight_restart(F);
     return 0;
 }
 
@@ -34,8 +39,7 @@ void foresight_free(foresight *F) {
 
 void foresight_start(foresight *F, const double *events, int32_t n) {
     memcpy(F->seen, events, (size_t)n * sizeof *events);
-    F->look_t = -INFINITY;
-    F->near = -1;
+    foresight_restart(F);
 }
 
 int foresight_look(foresight *F, MPI_Comm comm, const double *events, int32_t n, double t,
@@ -51,10 +55,15 @@ int foresight_look(foresight *F, MPI_Comm comm, const double *events, int32_t n,
     MPI_Allreduce(MPI_IN_PLACE, &near, 1, MPI_INT32_T, MPI_MIN, comm);
     if (near == INT32_MAX) near = -1;
     int32_t before = F->near;
-    double dt = t - F->look_t;
+    double before_t = F->look_t;
     F->near = near, F->look_t = t;
+    if (near < 0 || before < 0 || near >= before) { /* no approach: it may begin here */
+        F->from_t = t, F->from_near = near, F->approach = 0;
+        return 0;
+    }
+    if (F->approach++ == 0) F->from_t = before_t, F->from_near = before;
     /* approaching, not there yet: arrives in near / speed */
-    if (near <= 0 || before < 0 || near >= before || !isfinite(dt)) return 0;
-    double speed = (double)(before - near) / dt;
+    if (near == 0 || F->approach < APPROACH_LOOKS) return 0;
+    double speed = (double)(F->from_near - near) / (t - F->from_t);
     return (double)near / speed <= lead;
 }

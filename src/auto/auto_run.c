@@ -2,8 +2,9 @@
  * costs, among CVODE (every state on BDF), the QSS method (--qss-method,
  * every state on QSS) and, when --assign auto's rule (or --bdf) splits the
  * states, the mixed method with that split (docs/methods.md, "--method
- * auto"). Nothing is predicted from constants: each candidate's cost, wall
- * seconds per unit of simulated time, is measured on the run itself.
+ * auto"). No cost is predicted from constants: each candidate's cost, wall
+ * seconds per unit of simulated time, is measured on the run itself; what
+ * is predicted is where activity goes (the hand-over ahead of it, below).
  *
  *  - Measuring (auto_meter.h): a method runs in stretches of simulated
  *    time; a probe goes on until the cost of a stretch settles, and gives
@@ -28,7 +29,8 @@
  *    further loss, and probes take at most PROBE_SHARE of the run's time.
  *    Two stretches of the running method that cost WATCH_FACTOR times the
  *    best other estimate or its own cost when last weighed (activity
- *    switched on) make every candidate due for a probe at once.
+ *    switched on) make every candidate due for a probe at once (but a QSS
+ *    method held after a hand-over ahead of activity).
  *  - While the QSS method runs the states the mixed candidate puts on BDF,
  *    the run looks ahead (auto_foresight.h): when activity approaching them
  *    will reach them within LEAD of the span, the mixed method takes over
@@ -267,8 +269,9 @@ static void set_watch(auto_run *A, double t) {
 /* Windows short enough to time the stretches: one rank's QSS windows, and
  * on several ranks the adaptive windows (a QSS window whose cost jumped
  * would otherwise run on to its end; a fixed --window stays). The mixed
- * method's run (not its probe) times stretches of RUN_STRETCH in windows
- * of that at most: its windows end its BDF block's steps, and on 2 ranks
+ * method's run (not its probe) takes windows of RUN_STRETCH at most (its
+ * stretches, STRETCH_WINDOWS window ends, then last at least 1/64 of the
+ * span): its windows end its BDF block's steps, and on 2 ranks
  * adr1d-vardiff N = 1e4 took 3,700 windows of the probes' length over
  * [2.98, 7.5], 3.2 s, where the static split takes 123 in 0.37 s. */
 static void cap_windows(const auto_run *A, int c, int run, integrator_options *o) {
@@ -683,8 +686,11 @@ static int hand_over_ahead(auto_run *A, double t) {
     A->ahead++;
     A->fs_hold = t + 2.0 * lead;
     /* (the QSS method's cost as measured is that before activity arrives:
-     * not probed again, even on the watch's alarm, until it has) */
-    A->cand[CAND_QSS].hold_until = t + 2.0 * lead;
+     * forgotten, and not probed again, even on the watch's alarm, until
+     * activity has; only a probe made after that brings it back) */
+    candidate *qss = &A->cand[CAND_QSS];
+    qss->hold_until = t + 2.0 * lead;
+    qss->rate = INFINITY, qss->run_rate = 0.0;
     A->cand[CAND_MIXED].retry_gap = 0.0;
     if (tracing(A))
         fprintf(stderr, "auto: %-8s ahead at %.6g: activity %d hops from its BDF states\n",
@@ -876,14 +882,16 @@ static void count_bdf(auto_run *A) {
 }
 
 /* The states where the run starts, by global id, and room for the
- * discrete variables. Returns 0 or -1 (out of memory). */
+ * discrete variables. Returns 0 or -1 (out of memory, agreed: collective). */
 static int set_start(auto_run *A) {
     const model *m = A->m;
     const qmol_problem *p = m->problem;
     A->x = malloc(((size_t)m->n_cols + 1) * sizeof *A->x);
     A->gid = malloc(((size_t)m->n_cols + 1) * sizeof *A->gid);
     A->discrete = malloc(((size_t)p->n_discrete + 1) * sizeof *A->discrete);
-    if (!A->x || !A->gid || !A->discrete) return -1;
+    int failed = !A->x || !A->gid || !A->discrete;
+    if (A->o->halo) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, A->comm);
+    if (failed) return -1;
     for (int32_t j = 0; j < m->n_cols; j++) {
         A->gid[j] = model_gid(m, j);
         A->x[j] = initial_value(A->o->start, p, A->gid[j]);
@@ -892,7 +900,9 @@ static int set_start(auto_run *A) {
     A->can_keep = !problem_has_discontinuities(p);
     A->n_global = p->n;
     count_bdf(A);
-    return initial_values_set(&A->start, A->gid, A->x, m->n_cols);
+    failed = initial_values_set(&A->start, A->gid, A->x, m->n_cols) != 0;
+    if (A->o->halo) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, A->comm);
+    return failed ? -1 : 0;
 }
 
 /* The foresight, when the mixed candidate splits the states and probes can

@@ -2,6 +2,7 @@
 #include "mixed/assign.h"
 
 #include "core/discontinuities.h"
+#include "comm/agree.h"
 #include "comm/halo.h"
 #include "core/state_rule.h"
 
@@ -123,43 +124,41 @@ static double offdiag_rate(const model *m, int32_t j, double t0, double *vals, d
     return rate;
 }
 
-/* The stiffness gap: the lower edge of the upper group when the rows'
- * rates x span (rate[j], owned rows; zero rates are no group) fall into two
- * groups at least GAP_DECADES apart with no row between, each with at least
- * GAP_SHARE of the rows with a rate, and the upper group above the
- * threshold; else 0 (no gap). The widest such gap. A histogram of tenths of
- * a decade, summed over the ranks (collective; halo NULL on one rank). */
+/* The stiffness gap: when the rows' rates x span (rate[j], owned rows;
+ * zero rates are no group) fall into two groups at least GAP_DECADES apart
+ * with no row between, each with at least GAP_SHARE of the rows with a
+ * rate, and the upper group above the threshold, the upper group's first
+ * bin of a histogram of tenths of a decade (the widest such gap); else -1.
+ * The histogram is summed over the ranks (collective; halo NULL on one
+ * rank). */
 #define GAP_BINS_PER_DECADE 10
 #define GAP_LOW_DECADE (-40)
 #define GAP_NBINS (80 * GAP_BINS_PER_DECADE)
-static double stiffness_gap(const model *m, halo_plan *halo, const double *rate, double threshold) {
+static int gap_bin(double rate) {
+    double d = (log10(rate) - GAP_LOW_DECADE) * GAP_BINS_PER_DECADE;
+    return d < 0.0 ? 0 : d >= GAP_NBINS - 1 ? GAP_NBINS - 1 : (int)d;
+}
+
+static int stiffness_gap(const model *m, halo_plan *halo, const double *rate, double threshold) {
     int64_t count[GAP_NBINS] = {0}, total = 0;
-    for (int32_t j = 0; j < m->n; j++) {
-        if (!(rate[j] > 0.0)) continue;
-        double d = (log10(rate[j]) - GAP_LOW_DECADE) * GAP_BINS_PER_DECADE;
-        int b = d < 0.0 ? 0 : d >= GAP_NBINS - 1 ? GAP_NBINS - 1 : (int)d;
-        count[b]++;
-    }
+    for (int32_t j = 0; j < m->n; j++)
+        if (rate[j] > 0.0) count[gap_bin(rate[j])]++;
     if (halo) MPI_Allreduce(MPI_IN_PLACE, count, GAP_NBINS, MPI_INT64_T, MPI_SUM, halo->comm);
     for (int b = 0; b < GAP_NBINS; b++)
         total += count[b];
-    double split = 0.0;
-    int widest = 0;
+    int split = -1, widest = 0, last = -1;
     int64_t below = 0;
     for (int b = 0; b < GAP_NBINS; b++) {
         if (!count[b]) continue;
-        if (below > 0) { /* the empty run before b */
-            int from = b - 1;
-            while (!count[from])
-                from--;
-            int width = b - from - 1;
-            double edge = pow(10.0, GAP_LOW_DECADE + (double)b / GAP_BINS_PER_DECADE);
-            if (width >= GAP_DECADES * GAP_BINS_PER_DECADE && width > widest &&
-                (double)below >= GAP_SHARE * (double)total &&
-                (double)(total - below) >= GAP_SHARE * (double)total && edge > threshold)
-                widest = width, split = edge;
-        }
+        int width = b - last - 1;
+        /* (the upper group above the threshold: its first bin's lower edge) */
+        double edge = pow(10.0, GAP_LOW_DECADE + (double)b / GAP_BINS_PER_DECADE);
+        if (last >= 0 && width >= GAP_DECADES * GAP_BINS_PER_DECADE && width > widest &&
+            (double)below >= GAP_SHARE * (double)total &&
+            (double)(total - below) >= GAP_SHARE * (double)total && edge > threshold)
+            widest = width, split = b;
         below += count[b];
+        last = b;
     }
     return split;
 }
@@ -186,10 +185,10 @@ static int apply_auto(const model *m, halo_plan *halo, const assign_options *a,
     }
     for (int32_t j = 0; j < m->n; j++)
         rate[j] = offdiag_rate(m, j, a->t0, vals, dfdv, listed) * span;
-    double gap = stiffness_gap(m, halo, rate, threshold);
-    double bound = gap > 0.0 ? gap : threshold;
+    int gap = stiffness_gap(m, halo, rate, threshold);
     for (int32_t j = 0; j < m->n; j++)
-        if (gap > 0.0 ? rate[j] >= bound : rate[j] > bound) method[j] = ASSIGN_BDF;
+        if (gap >= 0 ? rate[j] > 0.0 && gap_bin(rate[j]) >= gap : rate[j] > threshold)
+            method[j] = ASSIGN_BDF;
     free(vals), free(dfdv), free(listed), free(rate);
     return 0;
 }
@@ -223,6 +222,11 @@ static void spread_round(const model *m, int depth, int32_t *level, const int32_
     }
 }
 
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* level[k] = hops from the nearest seed (level 0) over the dependents, up to
  * `depth`, else -1. On several ranks the levels of the states other ranks
  * read are exchanged (as doubles, over the layout's n_cols) and the search
@@ -236,11 +240,17 @@ static void spread_levels(const model *m, halo_plan *halo, int depth, int32_t *l
         for (int32_t j = 0; j < m->n_cols; j++)
             hops[j] = level[j];
         halo_exchange(halo, hops);
-        nseeds = 0; /* improved ghosts, by level (counting sort) */
-        for (int32_t lev = 0; lev <= depth; lev++)
-            for (int32_t g = m->n; g < m->n_cols; g++)
-                if ((int32_t)hops[g] == lev && (level[g] < 0 || lev < level[g]))
-                    level[g] = lev, seeds[nseeds++] = g;
+        /* improved ghosts, by level: sorted as keys level * 2^31 + g,
+         * exact in a double, at the front of hops (entries read already) */
+        nseeds = 0;
+        for (int32_t g = m->n; g < m->n_cols; g++) {
+            int32_t lev = (int32_t)hops[g];
+            if (lev >= 0 && (level[g] < 0 || lev < level[g]))
+                level[g] = lev, hops[nseeds++] = ldexp((double)lev, 31) + (double)g;
+        }
+        qsort(hops, (size_t)nseeds, sizeof *hops, by_value);
+        for (int32_t k = 0; k < nseeds; k++)
+            seeds[k] = (int32_t)fmod(hops[k], 2147483648.0);
         int more = nseeds > 0;
         MPI_Allreduce(MPI_IN_PLACE, &more, 1, MPI_INT, MPI_MAX, halo->comm);
         if (!more) return;
@@ -302,6 +312,9 @@ static int apply_discontinuities(const model *m, halo_plan *halo, int automatic,
         }
     }
     free(ids);
+    /* (automatic: the search below is collective, and memory may run out on
+     * one rank only) */
+    if (automatic && halo) rc = comm_agree(halo->comm, rc, err, errlen);
     if (rc || !automatic) return rc;
     /* seeds: the crossing inputs (QSS by now) and the affected states, then
      * their dependents up to `depth` hops, breadth first */
@@ -343,8 +356,12 @@ int assign_check_split(const int64_t count[2], char *err, size_t errlen) {
 int assign_states(const model *m, halo_plan *halo, const assign_options *a, unsigned char *method,
                   char *err, size_t errlen) {
     memset(method, ASSIGN_QSS, (size_t)m->n);
-    if (a->bdf_rule && apply_rule(m, a->bdf_rule, method, err, errlen)) return -1;
-    if (a->bdf_file && apply_file(m, a->bdf_file, method, err, errlen)) return -1;
+    int rc = a->bdf_rule ? apply_rule(m, a->bdf_rule, method, err, errlen) : 0;
+    if (rc == 0 && a->bdf_file) rc = apply_file(m, a->bdf_file, method, err, errlen);
+    /* (a file one rank cannot read stops every rank before the collective
+     * steps below) */
+    if (halo && comm_agree(halo->comm, rc, err, errlen)) return -1;
+    if (rc) return -1;
     if (a->automatic && apply_auto(m, halo, a, method, err, errlen)) return -1;
     if (m->problem->n_crossings > 0 || m->problem->n_affected > 0)
         return apply_discontinuities(m, halo, a->automatic,
