@@ -164,8 +164,7 @@ typedef struct auto_run {
     foresight fs;
     int fs_on;
     double *events;
-    double fs_hold; /* no look before this time (after a hand-over) */
-    int ahead;      /* switches ahead of activity */
+    int ahead; /* switches ahead of activity */
 } auto_run;
 
 /* QMOL_AUTO_TRACE in the environment: rank 0 prints what auto does. */
@@ -679,12 +678,11 @@ static double *qss_events(const auto_run *A) {
  * candidate's BDF states within LEAD, and then the switch to it
  * (collective: the looks are agreed). */
 static int hand_over_ahead(auto_run *A, double t) {
-    if (!A->fs_on || A->running != CAND_QSS || t < A->fs_hold) return 0;
+    if (!A->fs_on || A->running != CAND_QSS) return 0;
     double lead = LEAD * A->span;
     if (!foresight_look(&A->fs, A->comm, qss_events(A), A->m->n, t, A->span, lead)) return 0;
     A->switch_to = CAND_MIXED;
     A->ahead++;
-    A->fs_hold = t + 2.0 * lead;
     /* (the QSS method's cost as measured is that before activity arrives:
      * forgotten, and not probed again, even on the watch's alarm, until
      * activity has; only a probe made after that brings it back) */
@@ -918,7 +916,6 @@ static int set_foresight(auto_run *A, char *err, size_t errlen) {
         return -1;
     }
     A->fs_on = 1;
-    A->fs_hold = -INFINITY;
     return 0;
 }
 
