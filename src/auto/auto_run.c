@@ -76,6 +76,9 @@
  * longest) before activity arrives, and the QSS method is not probed again
  * for twice as long after. */
 #define LEAD PROBE_LONGEST
+/* A candidate whose run, once settled, cost more than its probe had
+ * measured has its later probes scaled by that much, BIAS_MOST at most. */
+#define BIAS_MOST 8.0
 /* The shortest QSS window on several ranks, as a fraction of the span,
  * unless --window-min says otherwise (set_candidates). */
 #define AUTO_WINDOW_MIN 1e-9
@@ -118,6 +121,12 @@ typedef struct candidate {
     double retry_gap;  /* the next back-off (0: none yet) */
     double probe_cost; /* its last probe's wall time, and when it was made */
     double probe_t;
+    /* what its last settled probe from probed_t measured (0: none), and its
+     * runs' cost over that when one was first weighed after winning such a
+     * probe (at least 1: later probes are scaled by it); probed_run: the
+     * probe's measure the running segment started on (0: weighed already,
+     * or it did not start on a probe's word) */
+    double probed, probed_t, bias, probed_run;
     /* its last probe lost, having covered [race_t, race_until] for
      * race_cost: the run races it there (race_until > race_t), its cost
      * counted from race_from (its meter's cost at race_t) */
@@ -205,6 +214,12 @@ static void record(auto_run *A, int c, const meter *M, double cost) {
     /* (lost in its first stretch: at least its cost over a stretch) */
     double whole = cost / fmax(dt, M->lost ? PROBE_STRETCH * A->span : 0.0);
     k->rate = M->lost || M->stretches < 2 ? (dt > 0.0 || M->lost ? whole : INFINITY) : M->last_rate;
+    /* a settled probe: scaled by what the runs since such probes cost more
+     * (QSS's stiff oscillations build up over a run longer than a probe:
+     * buck-heatsink's LIQSS2 probes 0.031-0.048 s per unit of t, its runs
+     * 0.077-0.16, and the run went back and forth with the mixed method) */
+    if (!M->lost && M->stretches >= 2)
+        k->probed = k->rate, k->probed_t = M->t_a, k->rate *= k->bias;
     /* one that lost costs more than its budget: never below the best's */
     if (M->lost && !isinf(M->budget_rate)) k->rate = fmax(k->rate, M->budget_rate);
     if (!M->lost && M->stretches >= 2) {
@@ -455,12 +470,17 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
 }
 
 /* Whether c is due for a probe at t beside the running `current`: its
- * back-off is over (or the alarm sounded), and the rest of the run costs
- * more than the probe may: one that costs more than it could save is not
- * made (tiny runs). */
+ * back-off is over (or the alarm sounded and c, as last measured, may be
+ * cheaper than the run is now: within CUT_FACTOR of it), and the rest of
+ * the run costs more than the probe may: one that costs more than it could
+ * save is not made (tiny runs). (buck-heatsink: CVODE, measured 70 times
+ * the mixed method's cost, was probed again at every alarm of the mixed
+ * run's, for 0.15 s of a 2.5 s run each.) */
 static int worth_probing(const auto_run *A, int c, int current, double t, int alarm) {
     const candidate *k = &A->cand[c];
     if (c == current || (!alarm && t < k->retry_at) || t < k->hold_until) return 0;
+    if (alarm && t < k->retry_at && estimate(A, c, t) > CUT_FACTOR * estimate(A, current, t))
+        return 0;
     /* the running method's time since c's last probe, at its cost now,
      * pays for the probe PROBE_SHARE of it at most */
     if (!alarm && k->probe_cost > PROBE_SHARE * estimate(A, current, t) * (t - k->probe_t))
@@ -486,6 +506,10 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
     if (s->next_step > 0.0 && A->seg.last_windows > 0)
         now = fmin(now, A->seg.last_wall / A->seg.last_windows / s->next_step);
     k->rate = k->run_rate = now, k->run_t = t;
+    if (k->probed_run > 0.0) { /* first weighed since the probe it started on */
+        k->bias = fmin(BIAS_MOST, fmax(1.0, now / k->probed_run));
+        k->probed_run = 0.0;
+    }
     for (int c = 0; c < A->ncand; c++)
         due |= worth_probing(A, c, current, t, alarm);
     if (!due) {
@@ -759,6 +783,9 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     meter *M = &A->seg;
     A->running = c;
     A->switch_to = -1;
+    /* (a switch on its probe's word: made where the switch is) */
+    candidate *run = &A->cand[c];
+    run->probed_run = run->probed > 0.0 && run->probed_t == A->switch_t ? run->probed : 0.0;
     for (int k = 0; k < A->ncand; k++)
         A->cand[k].race_until = -INFINITY;
     A->t_end = t_b;
@@ -802,15 +829,25 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
 
 /* CVODE runs first (its cost per stretch is bounded whatever the problem:
  * a step's, and a few dozen steps to start; QSS on a stiff grid can cost a
- * hundred times more) and the others are probed beside it once it has run
- * two stretches; then the chosen method runs until a probe says otherwise.
- * A problem whose discrete variables cannot be saved cannot be probed:
- * CVODE runs it all. */
+ * hundred times more), except on a problem with discontinuities that the
+ * assignment splits: there CVODE restarts at every discontinuity, while the
+ * mixed method keeps the states they touch on QSS (buck-heatsink's
+ * switching circuit: 0.30 s for CVODE's first 1/1024 of the span, 0.003 s
+ * for the mixed method's), so the mixed method runs first. Without
+ * discontinuities a mixed start cost more than CVODE's (heat2d 200 x 200,
+ * 4 of 40,000 states on QSS: 0.84-1.0 s against 0.53-0.85; diurnal 0.054-
+ * 0.063 against 0.033-0.044). The others are probed beside it once it has
+ * run two stretches; then the chosen method runs until a probe says
+ * otherwise. A problem whose discrete variables cannot be saved cannot be
+ * probed: CVODE runs it all. */
 static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen) {
     const integrator_options *o = A->o;
     int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
     double t = o->t0;
-    int current = CAND_BDF;
+    int current =
+        A->ncand > CAND_MIXED && A->can_probe && problem_has_discontinuities(A->m->problem)
+            ? CAND_MIXED
+            : CAND_BDF;
     if (A->log) {
         A->log->no_probes = !A->can_probe;
         A->log->n = A->n_global;
@@ -856,6 +893,7 @@ static void set_candidates(auto_run *A) {
     }
     for (int c = 0; c < NCAND; c++) {
         A->cand[c].rate = INFINITY, A->cand[c].retry_at = A->cand[c].hold_until = -INFINITY;
+        A->cand[c].bias = 1.0;
         /* On several ranks a QSS window that cannot follow at its shortest
          * stops the run (qss_window.c: its result would be wrong), and the
          * default shortest is 1e-6 of the integration's span, a probe's or
