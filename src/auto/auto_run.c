@@ -181,11 +181,16 @@ static int tracing(const auto_run *A) {
     return A->seg.rank == 0 && getenv("QMOL_AUTO_TRACE");
 }
 
-static void trace(const auto_run *A, const char *what, int c, const meter *M, double cost) {
+/* (s: its counters, this rank's QSS events) */
+static void trace(const auto_run *A, const char *what, int c, const meter *M, double cost,
+                  const qmol_stats *s) {
     if (!tracing(A)) return;
-    fprintf(stderr, "auto: %-8s %-5s [%.6g, %.6g] -> %.6g  wall %.4g  rate %.4g%s\n",
+    fprintf(stderr,
+            "auto: %-8s %-5s [%.6g, %.6g] -> %.6g  wall %.4g  rate %.4g%s  (%llu events, %llu "
+            "steps, %llu linear set-ups)\n",
             A->cand[c].o.method->name, what, M->t_a, M->t_b, M->t_end, cost, A->cand[c].rate,
-            M->lost ? "  lost" : "");
+            M->lost ? "  lost" : "", (unsigned long long)s->events, (unsigned long long)s->nst,
+            (unsigned long long)s->nsetups);
 }
 
 /* ---- estimates and choices ------------------------------------------------ */
@@ -465,7 +470,7 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
      * step it would take next its cost per unit of t comes to less */
     if (c == CAND_BDF && !P.M.lost && P.M.last_windows > 0 && A->bdf_step > 0.0)
         A->cand[c].rate = fmin(A->cand[c].rate, P.M.last_wall / P.M.last_windows / A->bdf_step);
-    trace(A, "probe", c, &P.M, cost);
+    trace(A, "probe", c, &P.M, cost, &s);
     return 0;
 }
 
@@ -823,7 +828,7 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     if (rc) return rc;
     *next_k = sample_after(A->o, *next_k, A->t_end);
     M->t_end = A->switch_to >= 0 ? A->switch_t : A->t_end;
-    trace(A, "run", c, M, cost);
+    trace(A, "run", c, M, cost, &s);
     return 0;
 }
 
