@@ -189,8 +189,12 @@ static void trace(const auto_run *A, const char *what, int c, const meter *M, do
             "auto: %-8s %-5s [%.6g, %.6g] -> %.6g  wall %.4g  rate %.4g%s  (%llu events, %llu "
             "steps, %llu linear set-ups)\n",
             A->cand[c].o.method->name, what, M->t_a, M->t_b, M->t_end, cost, A->cand[c].rate,
-            M->lost ? "  lost" : "", (unsigned long long)s->events, (unsigned long long)s->nst,
-            (unsigned long long)s->nsetups);
+            M->lost ? "  lost" : "",
+            /* (CVODE counts its steps as events) */
+            (unsigned long long)(integrator_has(A->cand[c].o.method, INTEGRATOR_QSS_ENGINE)
+                                     ? s->events
+                                     : 0),
+            (unsigned long long)s->nst, (unsigned long long)s->nsetups);
 }
 
 /* ---- estimates and choices ------------------------------------------------ */
