@@ -18,10 +18,10 @@
  * APPROACH_LOOKS looks in a row (activity hovering a few hops away is not
  * coming), the speed since the approach began says when activity arrives;
  * arriving within `lead`, the run hands over to the mixed method before it
- * does. The search follows the
- * dependents (who reads whom), so on a row structure that is not symmetric
- * (pure advection) it may see activity arrive late or not at all: then
- * nothing is predicted and the measurements decide, as without it.
+ * does. The search follows the dependents (who reads whom), so on a row
+ * structure that is not symmetric (pure advection) it may see activity
+ * arrive late or not at all: then nothing is predicted and the
+ * measurements decide, as without it.
  */
 #ifndef QMOL_AUTO_FORESIGHT_H
 #define QMOL_AUTO_FORESIGHT_H
