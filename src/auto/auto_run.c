@@ -868,6 +868,13 @@ static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen
         t = A->t_end;
         /* (a switch at tf starts nothing; a kept probe may have run to tf) */
         if (A->switch_to < 0 || A->switch_t >= o->tf) break;
+        /* the segment's start was a trial of its method, as a probe is: it
+         * counts as one for PROBE_SHARE (adr1d-vardiff N = 1e4: CVODE, run
+         * first and 50 times dearer than mLIQSS2, was probed again at
+         * t = 2.5 for 0.037 s of a 0.39 s run, and lost) */
+        candidate *ran = &A->cand[current];
+        if (A->seg.stretches > 0)
+            ran->probe_cost = A->seg.setup_cost + A->seg.first_cost, ran->probe_t = A->switch_t;
         current = A->switch_to;
         if (A->log)
             method_log_add(A->log, A->switch_t, A->cand[current].o.method,
