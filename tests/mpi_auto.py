@@ -189,26 +189,37 @@ def check_activity(name, p, path, segments, failures):
                         % (name, p, rows.sum(), total.sum(), events, int((rows < 0).sum())))
 
 
-def check_case(args, name, failures):
-    problem, tf, singles = CASES[name]
-    xref = reference(args, name, problem, tf)
+def accuracy_bound(args, name, problem, tf, singles, xref, failures, samples=10):
+    """auto's e_rr bound: 1.5 x the largest e_rr of the single methods it
+    chooses among, run alone at tol and BAND x tol (scaled to tol), + tol /
+    10; None when one of them failed."""
     worst = 0.0
     for extra in singles:
         draws = []
         for f in (1.0,) + BAND:
             out = os.path.join(args.scratch, "%s-%s-%g.h5" % (name, extra[1], f))
-            r = qmol(args, 1, problem, tf, out, extra + ["--quiet", "--tol", repr(TOL * f)])
+            r = qmol(args, 1, problem, tf, out, extra + ["--quiet", "--tol", repr(TOL * f)],
+                     samples)
             if r.returncode != 0:
                 failures.append("%s %s tol %g: exit %d: %s"
                                 % (name, extra[1], TOL * f, r.returncode, r.stderr))
-                return
+                return None
             draws.append(e_rr(read_result(out).states, xref) / f)
         print("%s %s alone: e_rr %.3e, at BAND x tol (scaled to tol) %s"
               % (name, extra[1], draws[0], " ".join("%.3e" % d for d in draws[1:])))
         worst = max([worst] + draws)
-    for p in (1, 2):
-        check_auto(args, name, p, problem, tf, xref, 1.5 * worst + TOL / 10, failures)
     return 1.5 * worst + TOL / 10
+
+
+def check_case(args, name, failures):
+    problem, tf, singles = CASES[name]
+    xref = reference(args, name, problem, tf)
+    bound = accuracy_bound(args, name, problem, tf, singles, xref, failures)
+    if bound is None:
+        return None
+    for p in (1, 2):
+        check_auto(args, name, p, problem, tf, xref, bound, failures)
+    return bound
 
 
 def check_kept_probes(args, bound, failures):
@@ -258,9 +269,9 @@ def check_foresight(args, failures):
     check_case: 1.5 x the largest e_rr of cvode, mliqss2 and mixed alone at
     tol and BAND x tol, + tol / 10; a loaded machine's 2-rank run chose
     CVODE over [0.3, 0.54] and [3.04, 10] and drew 4.2e-3), on 1 and 2
-    ranks. (On one rank mLIQSS2 is measured 2-3 times
-    cheaper than the mixed split until then, and the hand-over is what puts
-    the split in place: without it mLIQSS2 ran to t = 1.8316.)"""
+    ranks. (On one rank mLIQSS2 is measured 2-3 times cheaper than the
+    mixed split until then, and the hand-over is what puts the split in
+    place: without it mLIQSS2 ran to t = 1.8316.)"""
     problem = ["--problem", "adr1d-vardiff", "--set", "N=1000"]
     ref = os.path.join(args.scratch, "vardiff-1e3-ref.h5")
     r = qmol(args, 1, problem, 10.0, ref, ["--method", "cvode", "--tol", "1e-8", "--abstol",
@@ -274,18 +285,10 @@ def check_foresight(args, failures):
         failures.append("vardiff N = 1000 reference: the front never reaches the split")
         return
     xref = res.states[9::10]  # at the runs' 100 samples
-    worst = 0.0
-    for extra in (["--method", "cvode"], ["--method", "mliqss2"],
-                  ["--method", "mixed", "--assign", "auto"]):
-        for f in (1.0,) + BAND:
-            out = os.path.join(args.scratch, "vardiff-1e3-%s-%g.h5" % (extra[1], f))
-            r = qmol(args, 1, problem, 10.0, out, extra + ["--quiet", "--tol", repr(TOL * f)], 100)
-            if r.returncode != 0:
-                failures.append("vardiff N = 1000 %s tol %g: exit %d: %s"
-                                % (extra[1], TOL * f, r.returncode, r.stderr))
-                return
-            worst = max(worst, e_rr(read_result(out).states, xref) / f)
-    bound = 1.5 * worst + TOL / 10
+    bound = accuracy_bound(args, "vardiff-1e3", problem, 10.0, CASES["vardiff"][2], xref,
+                           failures, 100)
+    if bound is None:
+        return
     for p in (1, 2):
         out = os.path.join(args.scratch, "vardiff-1e3-auto-np%d.h5" % p)
         r = qmol(args, p, problem, 10.0, out, ["--method", "auto"], 100,

@@ -222,16 +222,17 @@ static void record(auto_run *A, int c, const meter *M, double cost) {
     double dt = M->t_end - M->t_a;
     /* (lost in its first stretch: at least its cost over a stretch) */
     double whole = cost / fmax(dt, M->lost ? PROBE_STRETCH * A->span : 0.0);
-    k->rate = M->lost || M->stretches < 2 ? (dt > 0.0 || M->lost ? whole : INFINITY) : M->last_rate;
-    /* a settled probe: scaled by what the runs since such probes cost more
-     * (QSS's stiff oscillations build up over a run longer than a probe:
-     * buck-heatsink's LIQSS2 probes 0.031-0.048 s per unit of t, its runs
-     * 0.077-0.16, and the run went back and forth with the mixed method) */
-    if (!M->lost && M->stretches >= 2)
-        k->probed = k->rate, k->probed_t = M->t_a, k->rate *= k->bias;
+    int settled = !M->lost && M->stretches >= 2;
+    k->rate = settled ? M->last_rate : dt > 0.0 || M->lost ? whole : INFINITY;
     /* one that lost costs more than its budget: never below the best's */
     if (M->lost && !isinf(M->budget_rate)) k->rate = fmax(k->rate, M->budget_rate);
-    if (!M->lost && M->stretches >= 2) {
+    if (settled) {
+        /* scaled by what the runs since such probes cost more (QSS's stiff
+         * oscillations build up over a run longer than a probe:
+         * buck-heatsink's LIQSS2 probes 0.031-0.048 s per unit of t, its
+         * runs 0.077-0.16, and the run went back and forth with the mixed
+         * method) */
+        k->probed = k->rate, k->probed_t = M->t_a, k->rate *= k->bias;
         k->first_cost = M->first_cost;
         k->startup = M->setup_cost + fmax(0.0, M->first_cost - k->rate * (M->t_first - M->t_a));
     } else if (M->lost) { /* what its start cost at least */
@@ -557,9 +558,7 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
  * 0.0005, 0.0022 and 0.0063 of t) the measurement lags and every probe
  * loses on its start while the run burns. The race bounds that burn by
  * what the probe cost, measured on the run, not predicted.
- * The candidate whose race the run lost at t with its meter's cost
- * `cost`, the cheapest probe of those (-1: none); races the run won or
- * that it passed end. */
+ * Whether c's race is on. */
 static int race_on(const auto_run *A, int c) {
     return c != A->running && A->cand[c].race_until > A->cand[c].race_t;
 }
@@ -570,6 +569,9 @@ static int race_beaten(const auto_run *A, int c, double cost) {
     return cost - k->race_from > SWITCH_MARGIN * k->race_cost;
 }
 
+/* The candidate whose race the run lost at t with its meter's cost
+ * `cost`, the cheapest probe of those (-1: none); races the run won or
+ * that it passed end. */
 static int race_lost(auto_run *A, double t, double cost) {
     int won = -1;
     for (int c = 0; c < A->ncand; c++) {

@@ -257,8 +257,11 @@ static void spread_levels(const model *m, halo_plan *halo, int depth, int32_t *l
     }
 }
 
-int assign_hops(const model *m, halo_plan *halo, const unsigned char *method, int depth,
-                int32_t *level) {
+/* level[k] = hops over the dependents from the nearest owned state marked
+ * level 0 (every other entry -1 on entry), up to `depth`, else -1 (n_cols
+ * entries). Collective (halo NULL: one rank). Returns 0, or -1 out of
+ * memory (agreed). */
+static int spread_from_marks(const model *m, halo_plan *halo, int depth, int32_t *level) {
     size_t nl = (size_t)m->n_cols + 1;
     int32_t *seeds = malloc(nl * sizeof *seeds);
     int32_t *cur = malloc(nl * sizeof *cur), *next = malloc(nl * sizeof *next);
@@ -267,14 +270,19 @@ int assign_hops(const model *m, halo_plan *halo, const unsigned char *method, in
     if (halo) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, halo->comm);
     if (!failed) {
         int32_t nseeds = 0;
-        for (int32_t j = 0; j < m->n_cols; j++)
-            level[j] = -1;
         for (int32_t j = 0; j < m->n; j++)
-            if (method[j] == ASSIGN_BDF) level[j] = 0, seeds[nseeds++] = j;
+            if (level[j] == 0) seeds[nseeds++] = j;
         spread_levels(m, halo, depth, level, seeds, nseeds, cur, next, hops);
     }
     free(seeds), free(cur), free(next), free(hops);
     return failed ? -1 : 0;
+}
+
+int assign_hops(const model *m, halo_plan *halo, const unsigned char *method, int depth,
+                int32_t *level) {
+    for (int32_t j = 0; j < m->n_cols; j++)
+        level[j] = j < m->n && method[j] == ASSIGN_BDF ? 0 : -1;
+    return spread_from_marks(m, halo, depth, level);
 }
 
 static int apply_discontinuities(const model *m, halo_plan *halo, int automatic, int depth,
@@ -318,28 +326,29 @@ static int apply_discontinuities(const model *m, halo_plan *halo, int automatic,
     if (rc || !automatic) return rc;
     /* seeds: the crossing inputs (QSS by now) and the affected states, then
      * their dependents up to `depth` hops, breadth first */
-    size_t nl = (size_t)m->n_cols + 1;
-    int32_t *level = malloc(nl * sizeof *level), *queue = malloc(nl * sizeof *queue);
-    int32_t *cur = malloc(nl * sizeof *cur), *next = malloc(nl * sizeof *next);
+    int32_t *level = malloc(((size_t)m->n_cols + 1) * sizeof *level);
     int64_t count;
     int64_t *seeds = discrete_states(p, INT64_MAX, &count);
-    double *hops = halo ? malloc(nl * sizeof *hops) : NULL;
-    if (!level || !queue || !cur || !next || count == -2 || (halo && !hops)) {
-        free(level), free(queue), free(cur), free(next), free(seeds), free(hops);
+    int failed = !level || count == -2;
+    if (halo) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, halo->comm);
+    if (!failed) {
+        for (int32_t j = 0; j < m->n_cols; j++)
+            level[j] = -1;
+        for (int64_t k = 0; k < count; k++) {
+            int32_t j = model_row_of(m, seeds[k]);
+            if (j >= 0) level[j] = 0;
+        }
+        failed = spread_from_marks(m, halo, depth, level) != 0;
+    }
+    free(seeds);
+    if (failed) {
+        free(level);
         snprintf(err, errlen, "out of memory for the discontinuity rule");
         return -1;
     }
-    int32_t len = 0;
-    for (int32_t j = 0; j < m->n_cols; j++)
-        level[j] = -1;
-    for (int64_t k = 0; k < count; k++) { /* distinct: each owned one queued once */
-        int32_t j = model_row_of(m, seeds[k]);
-        if (j >= 0) level[j] = 0, queue[len++] = j;
-    }
-    spread_levels(m, halo, depth, level, queue, len, cur, next, hops);
     for (int32_t j = 0; j < m->n; j++)
         if (level[j] >= 0) method[j] = ASSIGN_QSS;
-    free(level), free(queue), free(cur), free(next), free(seeds), free(hops);
+    free(level);
     return 0;
 }
 
