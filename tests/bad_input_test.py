@@ -264,16 +264,38 @@ def memory_case(name, side, ranks):
 
 
 def memory_constants():
-    """The MEMORY_* numbers of src/driver/memory_check.h: {name: float}."""
-    with open(os.path.join(Args.source_dir, "src", "driver", "memory_check.h")) as fh:
-        text = fh.read()
+    """The MEMORY_* numbers of src/driver/memory_check.h and the methods'
+    INTEGRATOR_MEMORY_* of src/core/integrator_registry.h: {name: float}."""
+    text = ""
+    for part in (("driver", "memory_check.h"), ("core", "integrator_registry.h")):
+        with open(os.path.join(Args.source_dir, "src", *part)) as fh:
+            text += fh.read()
     consts = {}
-    for name, expr in re.findall(r"#define MEMORY_(\w+) \(?([\d. *]+)\)?", text):
+    for name, expr in re.findall(r"#define (?:INTEGRATOR_)?MEMORY_(\w+) \(?([\d. *]+)\)?",
+                                 text):
         value = 1.0
         for factor in expr.split("*"):
             value *= float(factor)
         consts[name] = value
     return consts
+
+
+def auto_memory_case():
+    """--method auto (the default) on heat3d 300^3 under 4 GiB: refused with its own
+    estimate per state, which holds a running method and a probe beside it (CVODE's and
+    a QSS method's structures: integrator_registry.h), the last window's 16 bytes (the
+    states) included. It once took the QSS methods' 240 + 10 per entry while a run
+    measured 2.3 times that."""
+    c = memory_constants()
+    row = 7.0 - 6.0 / 300  # 7-point stencil, fewer on the faces
+    per_state = c["AUTO_STATE"] + c["AUTO_ENTRY"] * row + 16.0
+    around = "|".join(str(v) for v in range(int(per_state) - 4, int(per_state) + 5))
+    return Case("memory_auto_estimate",
+                ["run", "--problem", "heat3d", "--set", "nx=300", "--set", "ny=300", "--set",
+                 "nz=300", "--tf", "1e-3", "--samples", "2", "--output", "{d}/out.h5"],
+                rf"(?=.*heat3d)(?=.*memory)(?=.*about ({around}) bytes per state)"
+                r"(?=.*(ulimit -v|on this node))(?=.*--keep-last-window off \(16 bytes)",
+                memory_limit=MEMORY_LIMIT_KIB)
 
 
 def metis_memory_case():
@@ -289,15 +311,15 @@ def metis_memory_case():
                     skip=f"the 4 ranks may not fit in this machine's "
                          f"{memory_total() / 2**30:.1f} GiB")
     share = n / ranks
-    states = c["BASE_BYTES"] + (c["STATE_BYTES"] + c["ENTRY_BYTES"] * row) * share
+    states = c["BASE_BYTES"] + (c["QSS_STATE"] + c["PAIRS_ENTRY"] * row) * share  # mLIQSS2
     metis = (c["BASE_BYTES"] + c["PARTITION_STATE_BYTES"] * share
              + (c["METIS_VERTEX_BYTES"] + c["METIS_ENTRY_BYTES"] * row) * n)
     assert metis > 1.2 * states, "the case needs rank 0's METIS phase to be the larger"
     limit_kib = int((states + metis) / 2 / 1024)
     return Case("memory_rank0_metis_graph",
                 ["run", "--problem", "heat2d", "--set", f"nx={side}", "--set", f"ny={side}",
-                 "--tf", "1e-3", "--samples", "2", "--output", "{d}/out.h5",
-                 "--keep-last-window", "off"],
+                 "--method", "mliqss2", "--tf", "1e-3", "--samples", "2", "--output",
+                 "{d}/out.h5", "--keep-last-window", "off"],
                 rf"(?=.*heat2d)(?=.*memory on rank 0 of {ranks})"
                 rf"(?=.*for METIS partitioning 9e\+06 vertices)(?=.*ulimit -v)", ranks=ranks,
                 memory_limit=limit_kib)
@@ -452,11 +474,13 @@ def options_cases():
              base() + ["--partition", "file:{d}/missing.txt"], r"missing\.txt"),
         # grids beyond the machine's memory: refused from an estimate, before allocating
         memory_case("memory_grid_too_large", 1290, 1),
-        # fits the machine (11.8 GiB at about 470 bytes per state) but not the 4 GiB
-        # address-space limit of the process (on a smaller machine: the node's memory)
+        # mLIQSS2 fits the machine (13 GiB at about 510 bytes per state with the
+        # last window kept) but not the 4 GiB address-space limit of the process (on
+        # a smaller machine: the node's memory)
         Case("memory_process_limit",
              ["run", "--problem", "heat3d", "--set", "nx=300", "--set", "ny=300", "--set",
-              "nz=300", "--tf", "1e-3", "--samples", "2", "--output", "{d}/out.h5"],
+              "nz=300", "--method", "mliqss2", "--tf", "1e-3", "--samples", "2", "--output",
+              "{d}/out.h5"],
              rf"(?=.*heat3d)(?=.*memory)(?=.*{ESTIMATE})(?=.*(ulimit -v|on this node))"
              r"(?=.*--keep-last-window off \(160 bytes per state less\))",
              memory_limit=MEMORY_LIMIT_KIB),
@@ -730,7 +754,7 @@ def mpi_cases():
     ]
     for c in cases:
         c.ranks = 2
-    return cases + [metis_memory_case()]
+    return cases + [metis_memory_case(), auto_memory_case()]
 
 
 GROUPS = {"numbers": numbers_cases, "options": options_cases, "files": files_cases,

@@ -127,6 +127,7 @@ def main():
     plain, packed = os.path.join(scratch, "plain.h5"), os.path.join(scratch, "packed.h5")
     for out, extra in ((plain, []), (packed, ["--compress", "6"])):
         cmd = shlex.split(args.mpiexec) + ["-n", "2", args.qmol, "run", "--problem", "adr2d",
+                                           "--method", "mliqss2",
                                            "--set", "nx=60", "--set", "ny=40", "--tf", "1",
                                            "--output", out, "--overwrite", "--quiet"] + extra
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)

@@ -302,6 +302,41 @@ def older_checkpoint(args, where, fails):
         fails.append("older checkpoint resumed: exit %d: %s" % (r.returncode, r.stderr.strip()))
 
 
+def unnamed_method(args, where, fails):
+    """A checkpoint written while mLIQSS2 was the default (before 2026-11-29)
+    by a run that named no method stored no --method: a restart from it (a
+    copy of where's mLIQSS2 checkpoint, --method taken out of its args) goes
+    on under mLIQSS2, not today's default (auto), and ends as the run that
+    was not stopped, bit for bit. A checkpoint now always names its method
+    (the stored args of where's run hold it once, as given)."""
+    old = where + "-unnamed"
+    shutil.rmtree(old, ignore_errors=True)
+    shutil.copytree(where, old)
+    with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
+        stored = f.attrs["args"]
+        stored = stored.decode() if isinstance(stored, bytes) else str(stored)
+        if stored.count("--method\n") != 1 or "--method\nmliqss2\n" not in stored:
+            fails.append("unnamed method: the stored arguments should name mliqss2 once: %r"
+                         % stored)
+            return
+        f.attrs["args"] = stored.replace("--method\nmliqss2\n", "")
+        del f.attrs["strings_checksum"]
+    r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=old,
+                       capture_output=True, text=True, timeout=600)
+    method = None
+    if r.returncode == 0:
+        with h5py.File(os.path.join(old, "run.h5"), "r") as f:
+            method = f.attrs["method"]
+            method = method.decode() if isinstance(method, bytes) else str(method)
+    ok = method == "mliqss2" and same_run(os.path.join(old, "run.h5"),
+                                          os.path.join(where, "full.h5"))
+    print("checkpoint naming no method (the default mliqss2 then): resumed: exit %d, method %s, "
+          "identical %s" % (r.returncode, method, ok))
+    if not ok:
+        fails.append("unnamed method resumed: exit %d, method %s: %s"
+                     % (r.returncode, method, r.stderr.strip()))
+
+
 def without_checked_age(args, where, fails):
     """A checkpoint of a second-order method written before the unseen
     check's ages were saved (integrator/checked_age) resumes with none
@@ -343,6 +378,7 @@ def small_runs(args, s, fails):
             older_checkpoint(args, where, fails)
         if method == "mliqss2":
             without_checked_age(args, where, fails)
+            unnamed_method(args, where, fails)
         r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=where,
                            capture_output=True, text=True, timeout=600)
         out, full_m = os.path.join(where, "run.h5"), os.path.join(where, "full.h5")

@@ -247,7 +247,7 @@ def bad_input_cases():
     # the mixed method: the assignment is required, checked and only for mixed
     run_case("mixed_without_assignment", ["--method", "mixed"],
              ["--method mixed", "--bdf", "--assign auto"])
-    run_case("bdf_without_mixed", ["--bdf", "i>=5"], ["--bdf", "--method mixed"])
+    run_case("bdf_without_mixed", ["--method", "cvode", "--bdf", "i>=5"], ["--bdf", "--method mixed"])
     run_case("bdf_bad_rule", ["--method", "mixed", "--bdf", "q>1"], ["--bdf", "q>1", "variable"])
     run_case("bdf_bad_coordinate", ["--method", "mixed", "--bdf", "y>1"],
              ["--bdf", "y>1", "not a coordinate"])
@@ -463,7 +463,7 @@ def group_bad_input(group):
                  "--max-order N         CVODE BDF maximum order, 1..5 (default 5)",
                  "--qss-method M        mixed: the QSS block's method (default mliqss2)"):
         usage.check(rc == 0 and line in out, f"usage lacks {line!r}: {out!r}")
-    usage.check(re.search(r"--method M +qss1 .* auto \(default mliqss2\)\n", out) is not None,
+    usage.check(re.search(r"--method M +qss1 .* auto \(default auto\)\n", out) is not None,
                 f"usage does not give --method's default: {out!r}")
     twice = [l for l in out.splitlines() if l.count("default") > 1]
     usage.check(not twice, f"a default said twice: {twice}")
@@ -672,7 +672,7 @@ def group_plugin(group):
         check_h5(case, path, 40, 3, 0.0, 1.0)  # two species per node
         with h5py.File(path, "r") as f:
             # the options table's defaults: method and tol
-            check_attrs(case, f, {"problem": PLUGIN_PROBLEM, "method": "mliqss2",
+            check_attrs(case, f, {"problem": PLUGIN_PROBLEM, "method": "auto",
                                   "reltol": 1e-3, "param.N": 20.0, "components": 2})
             for p in PLUGIN_PARAMS:
                 case.check(f"param.{p}" in f.attrs, f"attribute 'param.{p}' missing")

@@ -56,6 +56,7 @@
 #include "core/initial.h"
 #include "core/integrator_registry.h"
 #include "core/method_log.h"
+#include "core/progress.h"
 #include "mixed/assign.h"
 
 #include <math.h>
@@ -749,9 +750,12 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
     auto_run *A = ctx;
     const integrator_options *o = A->o;
     int alarm = meter_window_end(&A->seg, t);
-    /* the checkpointer at the stretches' ends (auto's short windows would
-     * have it keep the last window far more often) */
-    if (o->at_window_end && A->seg.windows == 0) {
+    /* the checkpointer at every window end, as under the method alone: its
+     * checkpoints due by simulated time, its polls of signals and wall time
+     * and its budget for keeping the last window go by window ends (at the
+     * stretches' ends only, a CVODE run of 4 steps never reached one and
+     * skipped --checkpoint-every t=...) */
+    if (o->at_window_end) {
         A->inner = (integrator_state *)s;
         integrator_state mine = {inner_states, NULL, inner_stats, A, s->failed, 0.0};
         int rc = o->at_window_end(o->window_ctx, t, &mine);
@@ -813,6 +817,9 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     o.window_ctx = A;
     o.stop_requested = segment_over, o.stop_ctx = A;
     o.methods = NULL;
+    if (o.progress)
+        progress_switch(o.progress,
+                        integrator_has(o.method, INTEGRATOR_QSS_ENGINE) ? "events" : "steps");
     /* (CVODE finds its first step itself: one from a probe, taken at order
      * 1 where a start needs short steps, cost accuracy: heat2d-thermostat,
      * tol 1e-3, e_rr 5.3e-2 against 7.6e-3) */

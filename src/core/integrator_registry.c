@@ -47,6 +47,12 @@ void integrator_kept(const integrator_def *d, double *fixed, double *per_entry) 
 }
 
 #define QSS_CAPS (INTEGRATOR_QSS_ENGINE | INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW)
+#define QSS_MEMORY                                                                                 \
+    .memory_state_bytes = INTEGRATOR_MEMORY_QSS_STATE,                                             \
+    .memory_entry_bytes = INTEGRATOR_MEMORY_QSS_ENTRY
+#define PAIRS_MEMORY                                                                               \
+    .memory_state_bytes = INTEGRATOR_MEMORY_QSS_STATE,                                             \
+    .memory_entry_bytes = INTEGRATOR_MEMORY_PAIRS_ENTRY
 
 /* The QSS methods' tables, each defined in its method's file. */
 extern const qss_method qss1_method, qss2_method, qss3_method, bqss_method;
@@ -61,19 +67,22 @@ static const integrator_def registry[] = {
      .integrate = qss_integrate,
      .qss = &qss1_method,
      .caps = QSS_CAPS,
-     .pieces_per_rank = qss_pieces_per_rank},
+     .pieces_per_rank = qss_pieces_per_rank,
+     QSS_MEMORY},
     {.name = "qss2",
      .description = "QSS of order 2, explicit (thesis Alg. 3.2)",
      .integrate = qss_integrate,
      .qss = &qss2_method,
      .caps = QSS_CAPS,
-     .pieces_per_rank = qss_pieces_per_rank},
+     .pieces_per_rank = qss_pieces_per_rank,
+     QSS_MEMORY},
     {.name = "qss3",
      .description = "QSS of order 3, explicit (the cubic analogue of QSS2)",
      .integrate = qss_integrate,
      .qss = &qss3_method,
      .caps = QSS_CAPS,
-     .pieces_per_rank = qss_pieces_per_rank},
+     .pieces_per_rank = qss_pieces_per_rank,
+     QSS_MEMORY},
     {.name = "bqss",
      .description = "backward QSS of order 1, on one rank; stops where its "
                     "balance check fails",
@@ -82,6 +91,7 @@ static const integrator_def registry[] = {
      .caps = QSS_CAPS | INTEGRATOR_BALANCE_CHECK,
      /* levels, last transition, q's last change */
      .pieces_per_rank = qss_pieces_per_rank,
+     QSS_MEMORY,
      /* its same-instant level rules freeze states under the
       * window-end updates: heat1d N = 100, tol 1e-3 gave
       * e_rr 0.52 on 2 ranks against 1.4e-4 on one
@@ -94,33 +104,39 @@ static const integrator_def registry[] = {
      .integrate = qss_integrate,
      .qss = &liqss1_method,
      .caps = QSS_CAPS,
-     .pieces_per_rank = qss_pieces_per_rank},
+     .pieces_per_rank = qss_pieces_per_rank,
+     QSS_MEMORY},
     {.name = "liqss2",
      .description = "linearly implicit QSS of order 2 (thesis Alg. 5.1)",
      .integrate = qss_integrate,
      .qss = &liqss2_method,
      .caps = QSS_CAPS,
-     .pieces_per_rank = qss_pieces_per_rank},
+     .pieces_per_rank = qss_pieces_per_rank,
+     QSS_MEMORY},
     {.name = "mliqss1",
      .description = "modified LIQSS of order 1: coupled pairs step together "
                     "(thesis Alg. 4.1)",
      .integrate = qss_integrate,
      .qss = &mliqss1_method,
      .caps = QSS_CAPS,
-     .pieces_per_rank = qss_pieces_per_rank},
+     .pieces_per_rank = qss_pieces_per_rank,
+     PAIRS_MEMORY},
     {.name = "mliqss2",
-     .description = "modified LIQSS of order 2 (thesis Alg. 5.2); the default",
+     .description = "modified LIQSS of order 2 (thesis Alg. 5.2)",
      .integrate = qss_integrate,
      .qss = &mliqss2_method,
      .caps = QSS_CAPS,
-     .pieces_per_rank = qss_pieces_per_rank},
+     .pieces_per_rank = qss_pieces_per_rank,
+     PAIRS_MEMORY},
     {.name = "cvode",
      .description = "SUNDIALS CVODE, BDF with Newton; one instance over all ranks",
      .integrate = cvode_integrate,
      /* one CVODE takes the same path on every rank */
      .caps = INTEGRATOR_BDF | INTEGRATOR_BDF_ALL | INTEGRATOR_GLOBAL_COUNTERS |
              INTEGRATOR_EVENTS_ON_EVERY_RANK,
-     .pieces_per_rank = one_piece_per_rank},
+     .pieces_per_rank = one_piece_per_rank,
+     .memory_state_bytes = INTEGRATOR_MEMORY_CVODE_STATE,
+     .memory_entry_bytes = INTEGRATOR_MEMORY_CVODE_ENTRY},
     {.name = "mixed",
      .description = "QSS and CVODE-BDF blocks, states assigned by --bdf, --bdf-file "
                     "or --assign auto",
@@ -128,15 +144,19 @@ static const integrator_def registry[] = {
      .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_ASSIGNS |
              INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW,
      .pieces_per_rank = one_piece_per_rank,
-     .bdf_alone = "cvode"},
+     .bdf_alone = "cvode",
+     .memory_state_bytes = INTEGRATOR_MEMORY_MIXED_STATE,
+     .memory_entry_bytes = INTEGRATOR_MEMORY_MIXED_ENTRY},
     {.name = "auto",
      .description = "chooses as it runs: CVODE, --qss-method or the mixed split of "
-                    "--assign auto, by measured cost (docs/methods.md)",
+                    "--assign auto, by measured cost (docs/methods.md); the default",
      .integrate = auto_integrate,
      .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_ASSIGNS |
              INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW | INTEGRATOR_CHOOSES,
      .pieces_per_rank = one_piece_per_rank,
-     .bdf_alone = "cvode"},
+     .bdf_alone = "cvode",
+     .memory_state_bytes = INTEGRATOR_MEMORY_AUTO_STATE,
+     .memory_entry_bytes = INTEGRATOR_MEMORY_AUTO_ENTRY},
 };
 
 #define REGISTRY_SIZE ((int)(sizeof registry / sizeof registry[0]))

@@ -89,7 +89,32 @@ typedef struct integrator_def {
     /* INTEGRATOR_ASSIGNS: the name of the method that runs the states
      * alone when the assignment gave them all to BDF. */
     const char *bdf_alone;
+    /* The memory a run takes per owned state, beyond the process's base:
+     * bytes per state and per entry of its Jacobian row (memory_check.h;
+     * the INTEGRATOR_MEMORY_* figures below). */
+    double memory_state_bytes, memory_entry_bytes;
 } integrator_def;
+
+/* Peak RSS per owned state at n = 1e6 on one rank, less the base
+ * (MEMORY_BASE_BYTES, 34 bytes a state there), fitted to adr2d 1000 x 1000
+ * (5 entries a row) and heat3d 100^3 (7), Release, tol 1e-3, 2026-11-29:
+ * - the QSS methods (QSS1-3, LIQSS1-2, BQSS): 218 and 249 bytes;
+ * - mLIQSS1-2 (the pairs' Jacobian estimates): 258 and 305;
+ * - CVODE (SPGMR with ILU(0), BDF's history): 434 and 488;
+ * - the mixed method (--bdf "x>0.5"): 578 and 598; adr1d-vardiff N = 1e6
+ *   (3 entries, --assign auto, banded): 372; its figures lie above all three;
+ * - auto, which probes one method while another runs: adr2d 636 (CVODE
+ *   running, an mLIQSS2 probe), adr1d-vardiff N = 1e6 656 (4 probes),
+ *   heat3d 521 without a probe; its figures give 725, 815 and 635. */
+#define INTEGRATOR_MEMORY_QSS_STATE 140.0
+#define INTEGRATOR_MEMORY_QSS_ENTRY 16.0
+#define INTEGRATOR_MEMORY_PAIRS_ENTRY 24.0
+#define INTEGRATOR_MEMORY_CVODE_STATE 300.0
+#define INTEGRATOR_MEMORY_CVODE_ENTRY 27.0
+#define INTEGRATOR_MEMORY_MIXED_STATE 450.0
+#define INTEGRATOR_MEMORY_MIXED_ENTRY 25.0
+#define INTEGRATOR_MEMORY_AUTO_STATE 500.0
+#define INTEGRATOR_MEMORY_AUTO_ENTRY 45.0
 
 /* The entry at index id of the registry (its order: the names lists'), or
  * NULL past the last. */

@@ -29,6 +29,11 @@ void progress_init(progress *p, MPI_Comm comm, double t0, double t_start, double
     p->wall_start = p->wall_last = wallclock_seconds();
 }
 
+void progress_switch(progress *p, const char *unit) {
+    p->unit = unit;
+    p->count_last = 0.0;
+}
+
 int progress_due(const progress *p) {
     return p->show && wallclock_seconds() - p->wall_last >= p->interval;
 }

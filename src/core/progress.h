@@ -43,6 +43,9 @@ typedef struct progress {
  * "steps"). */
 void progress_init(progress *p, MPI_Comm comm, double t0, double t_start, double tf, int quiet,
                    int verbose, double interval, const char *unit);
+/* Another integrator takes over (auto's segments): its count starts at 0
+ * and counts unit. */
+void progress_switch(progress *p, const char *unit);
 /* Whether a report is due by this rank's clock (always 0 but on rank 0). */
 int progress_due(const progress *p);
 /* Collective over p->comm: sums `count` (this rank's events or steps so

@@ -101,15 +101,33 @@ static int bare_number(const char *s, size_t len) {
     return end == buf + len;
 }
 
+/* Whether the line [p, p + n) is the option name (alone or with =VALUE). */
+static int is_option(const char *p, size_t n, const char *name) {
+    size_t k = strlen(name);
+    return n >= k && !strncmp(p, name, k) && (n == k || p[k] == '=');
+}
+
+/* The method an older checkpoint's run took without naming one: the
+ * default before auto (2026-11-29). A checkpoint since names its method
+ * always (config.c, name_method). */
+#define OLD_DEFAULT_METHOD "--method\nmliqss2\n"
+
 /* The stored arguments (one per line) with an older checkpoint's
  * "--checkpoint-every N" (simulated time, no unit then) written as "t=N",
- * the form that says so now. Returns a new string, or NULL (out of memory). */
+ * the form that says so now, and, where they name no method and no INI
+ * file (which may name one), the default of their time added. Returns a
+ * new string, or NULL (out of memory). */
 static char *upgrade_stored_args(const char *args) {
     static const char flag[] = "--checkpoint-every";
     size_t len = strlen(args), lines = 0;
-    for (const char *p = args; *p; p++)
-        lines += *p == '\n';
-    char *out = malloc(len + 2 * lines + 1), *o = out;
+    int named = 0;
+    for (const char *p = args, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+        size_t n = (size_t)(nl - p);
+        lines++;
+        named |= is_option(p, n, "--method") || is_option(p, n, "--config") ||
+                 (n == 2 && !strncmp(p, "-c", 2));
+    }
+    char *out = malloc(len + 2 * lines + sizeof OLD_DEFAULT_METHOD), *o = out;
     if (!out) return NULL;
     int after_flag = 0;
     for (const char *p = args, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
@@ -127,6 +145,7 @@ static char *upgrade_stored_args(const char *args) {
         after_flag = n == sizeof flag - 1 && !strncmp(p, flag, n);
     }
     *o = '\0';
+    if (!named) strcat(o, OLD_DEFAULT_METHOD);
     return out;
 }
 

@@ -208,6 +208,20 @@ static char *join_args(int argc, char **argv) {
     return s;
 }
 
+/* The arguments a checkpoint stores name the method the run took, given
+ * on the command line or not (the default's, an INI file's): a restart
+ * under another default or INI file goes on with the run's own (the
+ * default was mliqss2 until 2026-11-29, auto since). */
+static int name_method(run_config *c) {
+    const char *name = c->method->name;
+    size_t len = strlen(c->args_text);
+    char *s = realloc(c->args_text, len + strlen("--method\n") + strlen(name) + 2);
+    if (!s) return -1;
+    sprintf(s + len, "--method\n%s\n", name);
+    c->args_text = s;
+    return 0;
+}
+
 int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen) {
     defaults(c);
     c->args_text = join_args(argc, argv);
@@ -224,6 +238,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
         }
         if (rc) return rc;
     }
+    int method_given = 0;
     for (int a = 0; a < argc; a++) {
         const char *arg = argv[a];
         if (!strcmp(arg, "-c") || !strcmp(arg, "--config")) {
@@ -250,6 +265,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
         }
         char where[80];
         snprintf(where, sizeof where, "--%s", run_option_name(o));
+        method_given |= !strcmp(run_option_name(o), "method");
         if (!value && run_option_is_flag(o)) {
             value = "true";
         } else if (!value) {
@@ -274,6 +290,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
                      "the longest",
                      c->window_min, c->window_max);
     if (!c->abstol_given) c->abstol = DEFAULT_ABSTOL_RATIO * c->reltol;
+    if (!method_given && name_method(c)) return failf(err, errlen, "out of memory");
     return check_assignment(c, err, errlen);
 }
 

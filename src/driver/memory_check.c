@@ -75,7 +75,7 @@ int memory_check(const qmol_problem *p, const memory_extra *extra, MPI_Comm comm
     double longest, row = mean_row(p, &longest);
     /* the kept window's fields per entry are as many as the longest row's */
     double kept = 8.0 * (extra->kept_doubles + extra->kept_entry_doubles * longest);
-    double per_state = MEMORY_STATE_BYTES + MEMORY_ENTRY_BYTES * row + kept;
+    double per_state = extra->state_bytes + extra->entry_bytes * row + kept;
     double share = ceil((double)p->n / (double)size);
     /* two phases: partitioning (rank 0 holds the graph METIS partitions),
      * then the states */

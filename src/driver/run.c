@@ -113,15 +113,16 @@ static int integrate(run_ctx *r) {
     return irc;
 }
 
-/* What failed: the integrator's message, a write of the output (its message;
- * the integration itself did not fail), a checkpoint write (its reason,
- * write_err, follows), or a failure without a message. */
+/* What failed: a write of the output (its message: the integration itself
+ * did not fail, whatever the integrator said of the sample that stopped
+ * it), the integrator's message, a checkpoint write (its reason, write_err,
+ * follows), or a failure without a message. */
 static const char *the_failure(const char *err, const char *write_err, const h5out *out, char *buf,
                                size_t len) {
     const char *out_err = out ? h5out_error(out) : NULL;
-    if (!err[0] && out_err) snprintf(buf, len, "writing the output failed: %s", out_err);
-    return err[0]         ? err
-           : out_err      ? buf
+    if (out_err) snprintf(buf, len, "writing the output failed: %s", out_err);
+    return out_err        ? buf
+           : err[0]       ? err
            : write_err[0] ? "a checkpoint could not be written"
                           : "the integration failed";
 }

@@ -303,7 +303,7 @@ static const run_option options[] = {
      .field = FIELD(problem), TEXT("problem name")},
     {"set", "KEY=VALUE", "problem parameter (repeatable)", .set = set_assignment,
      .must = "expected KEY=VALUE"},
-    {"method", "M", "{methods}", .set = set_method, .field = FIELD(method), .initial = "mliqss2"},
+    {"method", "M", "{methods}", .set = set_method, .field = FIELD(method), .initial = "auto"},
     {"qss-method", "M", "mixed: the QSS block's method", .set = set_method,
      .field = FIELD(qss_method), .initial = "mliqss2"},
     {"bdf", "RULE",

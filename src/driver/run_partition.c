@@ -140,7 +140,8 @@ static int run_memory_check(const run_config *c, const qmol_problem *p, const pa
                             int can_checkpoint, MPI_Comm comm, char *err, size_t errlen) {
     int size;
     MPI_Comm_size(comm, &size);
-    memory_extra extra = {partition_metis_vertices(p, po, size), 0.0, 0.0};
+    memory_extra extra = {c->method->memory_state_bytes, c->method->memory_entry_bytes,
+                          partition_metis_vertices(p, po, size), 0.0, 0.0};
     if (can_checkpoint && checkpoint_keeps_window(c)) {
         integrator_kept(c->method, &extra.kept_doubles, &extra.kept_entry_doubles);
     }
