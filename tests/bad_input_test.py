@@ -472,6 +472,7 @@ def options_cases():
         # --partition file:PATH on one rank: still a file that must exist
         Case("partition_file_missing_1rank",
              base() + ["--partition", "file:{d}/missing.txt"], r"missing\.txt"),
+        auto_memory_case(),
         # grids beyond the machine's memory: refused from an estimate, before allocating
         memory_case("memory_grid_too_large", 1290, 1),
         # mLIQSS2 fits the machine (13 GiB at about 510 bytes per state with the
@@ -754,7 +755,7 @@ def mpi_cases():
     ]
     for c in cases:
         c.ranks = 2
-    return cases + [metis_memory_case(), auto_memory_case()]
+    return cases + [metis_memory_case()]
 
 
 GROUPS = {"numbers": numbers_cases, "options": options_cases, "files": files_cases,

@@ -302,14 +302,15 @@ def older_checkpoint(args, where, fails):
         fails.append("older checkpoint resumed: exit %d: %s" % (r.returncode, r.stderr.strip()))
 
 
-def unnamed_method(args, where, fails):
+def unnamed_method(args, where, fails, ini=False):
     """A checkpoint written while mLIQSS2 was the default (before 2026-11-29)
     by a run that named no method stored no --method: a restart from it (a
     copy of where's mLIQSS2 checkpoint, --method taken out of its args) goes
     on under mLIQSS2, not today's default (auto), and ends as the run that
-    was not stopped, bit for bit. A checkpoint now always names its method
-    (the stored args of where's run hold it once, as given)."""
-    old = where + "-unnamed"
+    was not stopped, bit for bit; with ini, the same when its args also name
+    an INI file whose [run] names no method. A checkpoint now always names
+    its method (the stored args of where's run hold it once, as given)."""
+    old = where + ("-unnamed-ini" if ini else "-unnamed")
     shutil.rmtree(old, ignore_errors=True)
     shutil.copytree(where, old)
     with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
@@ -319,7 +320,12 @@ def unnamed_method(args, where, fails):
             fails.append("unnamed method: the stored arguments should name mliqss2 once: %r"
                          % stored)
             return
-        f.attrs["args"] = stored.replace("--method\nmliqss2\n", "")
+        stored = stored.replace("--method\nmliqss2\n", "")
+        if ini:
+            with open(os.path.join(old, "run.ini"), "w") as fh:
+                fh.write("[run]\ntol = 0.001\n")
+            stored = "-c\nrun.ini\n" + stored
+        f.attrs["args"] = stored
         del f.attrs["strings_checksum"]
     r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=old,
                        capture_output=True, text=True, timeout=600)
@@ -330,11 +336,11 @@ def unnamed_method(args, where, fails):
             method = method.decode() if isinstance(method, bytes) else str(method)
     ok = method == "mliqss2" and same_run(os.path.join(old, "run.h5"),
                                           os.path.join(where, "full.h5"))
-    print("checkpoint naming no method (the default mliqss2 then): resumed: exit %d, method %s, "
-          "identical %s" % (r.returncode, method, ok))
+    print("checkpoint naming no method (the default mliqss2 then)%s: resumed: exit %d, "
+          "method %s, identical %s" % (", an INI file" if ini else "", r.returncode, method, ok))
     if not ok:
-        fails.append("unnamed method resumed: exit %d, method %s: %s"
-                     % (r.returncode, method, r.stderr.strip()))
+        fails.append("unnamed method%s resumed: exit %d, method %s: %s"
+                     % (" (INI)" if ini else "", r.returncode, method, r.stderr.strip()))
 
 
 def without_checked_age(args, where, fails):
@@ -379,6 +385,7 @@ def small_runs(args, s, fails):
         if method == "mliqss2":
             without_checked_age(args, where, fails)
             unnamed_method(args, where, fails)
+            unnamed_method(args, where, fails, ini=True)
         r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=where,
                            capture_output=True, text=True, timeout=600)
         out, full_m = os.path.join(where, "run.h5"), os.path.join(where, "full.h5")

@@ -5,10 +5,17 @@
 
 #include <math.h>
 
-double meter_now(const meter *M) {
-    double w = wallclock_seconds();
-    if (M->size > 1) MPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_DOUBLE, MPI_MAX, M->comm);
-    return w;
+double meter_now(meter *M) {
+    double v[2] = {wallclock_seconds(), M->away};
+    if (M->size > 1) MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, M->comm);
+    M->excluded += v[1];
+    M->mark_wall += v[1];
+    M->away = 0.0;
+    return v[0];
+}
+
+void meter_away(meter *M, double seconds) {
+    M->away += seconds;
 }
 
 int meter_any_failed(const meter *M, int failed) {
@@ -36,7 +43,7 @@ static double set_up(const meter *M) {
     return s;
 }
 
-double meter_cost(const meter *M) {
+double meter_cost(meter *M) {
     return meter_now(M) - M->wall_a - M->excluded;
 }
 

@@ -62,6 +62,7 @@ typedef struct meter {
     int stretches, windows;     /* stretches done, window ends in this one */
     double first_budget, budget_rate, watch_rate;
     double paused_at, excluded; /* time spent outside the integration (probes) */
+    double away;                /* this rank's time away not yet agreed (meter_away) */
     int lost, ended;            /* the measurement lost; it ended (settled or lost) */
     int settled;                /* a run's cost settled once (or it ran SETTLE_MOST stretches) */
     int over_before;            /* a run's last stretch was over the watch */
@@ -81,8 +82,13 @@ void meter_start(meter *M, MPI_Comm comm, int probe, double t_a, double t_b, dou
 /* Whether any rank failed (collective; the integrator says so of its own
  * rank in integrator_state.failed until it agrees). */
 int meter_any_failed(const meter *M, int failed);
-/* The agreed wall clock (collective). */
-double meter_now(const meter *M);
+/* The agreed wall clock (collective); the time away this rank noted
+ * (meter_away) is agreed with it, the slowest rank's, and left out of the
+ * integration's. */
+double meter_now(meter *M);
+/* Local: seconds spent away from the integration at a window end (the
+ * checkpointer), left out at the next meter_now. */
+void meter_away(meter *M, double seconds);
 /* At a window end at t (collective): whether the measurement ends here
  * (a probe settled or lost: M->ended, M->lost), or a run raised
  * the alarm. */
@@ -97,7 +103,7 @@ void meter_resume(meter *M);
 int meter_over(const meter *M);
 /* The integration's wall time so far (collective), and this rank's
  * reading of it (local). */
-double meter_cost(const meter *M);
+double meter_cost(meter *M);
 double meter_cost_local(const meter *M);
 /* One rank: the QSS window length that lets stretches end on time. */
 double meter_window_cap(double span);

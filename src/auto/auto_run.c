@@ -57,6 +57,7 @@
 #include "core/integrator_registry.h"
 #include "core/method_log.h"
 #include "core/progress.h"
+#include "core/wallclock.h"
 #include "mixed/assign.h"
 
 #include <math.h>
@@ -754,11 +755,14 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
      * checkpoints due by simulated time, its polls of signals and wall time
      * and its budget for keeping the last window go by window ends (at the
      * stretches' ends only, a CVODE run of 4 steps never reached one and
-     * skipped --checkpoint-every t=...) */
+     * skipped --checkpoint-every t=...); its time is not the method's
+     * (a checkpoint written, the last window kept) */
     if (o->at_window_end) {
         A->inner = (integrator_state *)s;
         integrator_state mine = {inner_states, NULL, inner_stats, A, s->failed, 0.0};
+        double w0 = wallclock_seconds();
         int rc = o->at_window_end(o->window_ctx, t, &mine);
+        meter_away(&A->seg, wallclock_seconds() - w0);
         if (rc) return rc;
     }
     if (!A->can_probe || meter_any_failed(&A->seg, s->failed)) return 0;

@@ -74,7 +74,7 @@ typedef struct integrator_options {
     int (*at_window_end)(void *ctx, double t, const struct integrator_state *s);
     void *window_ctx;
     double window_cap;
-    /* One rank: polled with stop_ctx every 2^12 QSS events; non-zero ends
+    /* One rank: polled with stop_ctx every 2^8 QSS events; non-zero ends
      * the window at once (a signal arrived; auto's budget ran out), so that
      * at_window_end comes soon. NULL: never. */
     int (*stop_requested)(void *stop_ctx);

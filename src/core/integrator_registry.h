@@ -102,7 +102,8 @@ typedef struct integrator_def {
  * - mLIQSS1-2 (the pairs' Jacobian estimates): 258 and 305;
  * - CVODE (SPGMR with ILU(0), BDF's history): 434 and 488;
  * - the mixed method (--bdf "x>0.5"): 578 and 598; adr1d-vardiff N = 1e6
- *   (3 entries, --assign auto, banded): 372; its figures lie above all three;
+ *   (3 entries, --assign auto, banded): 372; its figures give 575, 625
+ *   and 525;
  * - auto, which probes one method while another runs: adr2d 636 (CVODE
  *   running, an mLIQSS2 probe), adr1d-vardiff N = 1e6 656 (4 probes),
  *   heat3d 521 without a probe; its figures give 725, 815 and 635. */

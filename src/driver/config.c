@@ -222,6 +222,18 @@ static int name_method(run_config *c) {
     return 0;
 }
 
+/* inih's handler: whether [run] names a method. */
+static int finds_method(void *found, const char *section, const char *name, const char *value) {
+    (void)value;
+    if (!strcmp(section, "run") && !strcmp(name, "method")) *(int *)found = 1;
+    return 1;
+}
+
+int config_ini_names_method(const char *path) {
+    int found = 0;
+    return ini_parse(path, finds_method, &found) < 0 ? -1 : found;
+}
+
 int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen) {
     defaults(c);
     c->args_text = join_args(argc, argv);
