@@ -33,6 +33,14 @@ def post(*args):
                           text=True, timeout=300)
 
 
+def is_png(path):
+    """A real PNG of some content (more than 5000 bytes)."""
+    if not os.path.exists(path):
+        return False
+    with open(path, "rb") as f:
+        return f.read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 5000
+
+
 def main():
     args = parse_args("qmolpost")
     d = args.scratch
@@ -71,11 +79,7 @@ def main():
             if os.path.exists(png):
                 os.remove(png)
             r = post(kind, h5)
-            ok = r.returncode == 0 and ("qmolpost: wrote " + png) in r.stdout and \
-                os.path.exists(png)
-            if ok:
-                with open(png, "rb") as f:
-                    ok = f.read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(png) > 5000
+            ok = r.returncode == 0 and ("qmolpost: wrote " + png) in r.stdout and is_png(png)
             if not ok:
                 failures.append("%s %s: exit %d, %r %r" % (kind, name, r.returncode, r.stdout,
                                                          r.stderr))
@@ -99,6 +103,7 @@ def main():
         names = g.attrs["names"]
         names = (names.decode() if isinstance(names, bytes) else str(names)).split()
         seg = list(zip(g["t"][()], [names[int(k)] for k in g["method"][()]]))
+        split = f["partition/method"][()]
     for k in range(1, 5):
         ta, tb = (t[k - 2] if k > 1 else 0.0), t[k - 1]
         want = []
@@ -112,6 +117,18 @@ def main():
         if r.returncode != 0 or line not in r.stdout:
             failures.append("activity --sample %d of an auto run: exit %d, %r (wanted %r)"
                             % (k, r.returncode, r.stdout, line))
+        # and the method map at tb: the segment that started last before tb;
+        # CVODE every state on BDF, the mixed method its split, QSS none
+        now = [m for s, m in seg if s < tb][-1]
+        bdf = {"cvode": split.size, "mixed": int(split.sum())}.get(now, 0)
+        line = "method map at t = %g: %s, %s states on QSS, %s on BDF" % (
+            tb, now, format(split.size - bdf, ","), format(bdf, ","))
+        if line not in r.stdout or not is_png(png):
+            failures.append("activity --sample %d of an auto run: %r (wanted %r)"
+                            % (k, r.stdout, line))
+    if not 0 < int(split.sum()) < split.size:
+        failures.append("vardiff-auto: /partition/method has %d of %d on BDF, not the split"
+                        % (int(split.sum()), split.size))
     # what plot draws: of 10 samples four equally spaced ending at the last,
     # the 3D slice's z (node 2 of 4: z = 3 / 5), one scale or one per panel
     h3 = os.path.join(d, "heat3d.h5")

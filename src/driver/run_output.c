@@ -140,10 +140,9 @@ int run_open_output(run_ctx *r, const h5out_meta *meta) {
     }
     r->sink.out = r->out;
     r->sink.layout = &r->layout;
-    /* (auto's methods change as it runs: no fixed map) */
-    const unsigned char *methods =
-        integrator_has(c->method, INTEGRATOR_CHOOSES) ? NULL : r->assignment;
-    if (write_partition(r->out, &r->layout, r->prob.n, methods, r->err, sizeof r->err)) {
+    /* (auto: the mixed method's split, which holds while /methods says
+     * the mixed method runs) */
+    if (write_partition(r->out, &r->layout, r->prob.n, r->assignment, r->err, sizeof r->err)) {
         run_say(r, "qmol: error: --output %s: %s\n", r->path, r->err);
         return 2;
     }
