@@ -15,8 +15,9 @@ For each case every run must
     that switched five times, CVODE among them, drew 5.2e-3), + tol / 10;
   - count its work honestly: /stats events and steps add up to what the
     methods' counters say (events > 0 where QSS ran, nst > 0 where CVODE
-    ran), and no fixed /partition/method map is written (the methods change
-    as the run goes);
+    ran), and /partition/method holds the mixed method's split (used
+    while /methods says mixed runs: its BDF states are each mixed segment's
+    /methods/bdf_states);
 
 the cases being adr1d-vardiff N = 400 (QSS, then the mixed split once the
 front reaches the diffusive half: there auto must switch at least once), heat2d 30 x 30 against its exact
@@ -111,8 +112,7 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
         failures.append("%s auto P=%d: ran %s but counted %d events and %d steps"
                         % (name, p, chose, st["events"], st["nst"]))
     with h5py.File(out, "r") as f:
-        if "partition" in f and "method" in f["partition"]:
-            failures.append("%s auto P=%d: a fixed /partition/method map was written" % (name, p))
+        split = f["partition/method"][()] if "partition/method" in f else None
         # /methods keeps what the summary says: the same segments, from t0 on
         if "methods" not in f:
             failures.append("%s auto P=%d: no /methods" % (name, p))
@@ -137,6 +137,10 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
             if not lo <= b <= hi:
                 failures.append("%s auto P=%d: /methods/bdf_states %d at t = %g under %s "
                                 "(of %d states)" % (name, p, b, t, m, n))
+            if m == "mixed" and (split is None or int(split.sum()) != b):
+                failures.append("%s auto P=%d: /partition/method %s, the mixed segment at "
+                                "t = %g has %d on BDF" % (name, p, None if split is None else
+                                                          int(split.sum()), t, b))
     # the summary and qmol info name each mixed segment's split
     said_split = re.findall(r"^    t = \S+ +mixed \((\d+) states on BDF, (\d+) on QSS\)",
                             r.stdout, re.M)

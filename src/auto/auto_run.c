@@ -756,10 +756,14 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
      * and its budget for keeping the last window go by window ends (at the
      * stretches' ends only, a CVODE run of 4 steps never reached one and
      * skipped --checkpoint-every t=...); its time is not the method's
-     * (a checkpoint written, the last window kept) */
+     * (a checkpoint written, the last window kept). The last window is kept
+     * at the stretches' ends only: at every one of auto's short windows the
+     * records took their whole free share (adr1d N = 1000, tol 1e-3: 0.07 s
+     * against 0.027 without them). */
     if (o->at_window_end) {
         A->inner = (integrator_state *)s;
-        integrator_state mine = {inner_states, NULL, inner_stats, A, s->failed, 0.0};
+        integrator_state mine = {inner_states, NULL, inner_stats, A, s->failed, 0.0,
+                                 A->seg.windows != 0};
         double w0 = wallclock_seconds();
         int rc = o->at_window_end(o->window_ctx, t, &mine);
         meter_away(&A->seg, wallclock_seconds() - w0);

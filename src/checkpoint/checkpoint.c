@@ -420,7 +420,7 @@ int checkpoint_at_window_end(void *ctx, double t, const integrator_state *s) {
      * between, the last window is kept every keep_every windows (agreed at
      * the last check) */
     if (k->size > 1 && !sim_due && !at_sample && k->windows % CHECKPOINT_POLL_WINDOWS != 0) {
-        if (k->keep && k->windows % k->keep_every == 0) keep_at(k, t, s);
+        if (k->keep && !s->keep_not_here && k->windows % k->keep_every == 0) keep_at(k, t, s);
         return 0;
     }
     double now = k->rank == 0 ? wallclock_seconds() : 0.0;
@@ -433,7 +433,7 @@ int checkpoint_at_window_end(void *ctx, double t, const integrator_state *s) {
     k->poll_windows = k->windows;
     if (flags[2]) return 0; /* the integrator reports it; the last checkpoint stays */
     if (!sim_due && !flags[0] && !flags[1]) {
-        if (flags[3]) keep_at(k, t, s);
+        if (flags[3] && !s->keep_not_here) keep_at(k, t, s);
         return 0;
     }
     if (write_at(k, t, s)) return -1;

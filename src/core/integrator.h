@@ -154,6 +154,10 @@ typedef struct integrator_state {
     void *ictx;
     int failed;       /* this rank failed in the window (not yet agreed): no checkpoint */
     double next_step; /* CVODE alone: the step it would take next (0: not known) */
+    /* no last window is kept here (auto between its stretches' ends: its
+     * short windows would spend the records' free share on records; the
+     * same on every rank) */
+    int keep_not_here;
 } integrator_state;
 
 /* What an integrator returns when at_window_end stopped the run (a signal):

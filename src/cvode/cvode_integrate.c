@@ -284,7 +284,7 @@ static int integrate(cvode_block *b, cv_discrete *d, sample_fn sample, void *ctx
      * Its first step from the saved step size took more steps than CVODE's
      * own estimate (heat2d: 59 and 56, 52 without a stop): not saved. */
     cv_state cs = {b, d};
-    integrator_state state = {cv_states, cv_state_io, cv_stats, &cs, 0, 0.0};
+    integrator_state state = {cv_states, cv_state_io, cv_stats, &cs, 0, 0.0, 0};
     if (o->resume && cv_state_io(&cs, o->resume)) {
         snprintf(err, errlen, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
         return -1;
