@@ -762,8 +762,8 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
      * against 0.027 without them). */
     if (o->at_window_end) {
         A->inner = (integrator_state *)s;
-        integrator_state mine = {inner_states, NULL, inner_stats, A, s->failed, 0.0,
-                                 A->seg.windows != 0};
+        integrator_state mine = {inner_states, NULL, inner_stats,        A,
+                                 s->failed,    0.0,  A->seg.windows != 0};
         double w0 = wallclock_seconds();
         int rc = o->at_window_end(o->window_ctx, t, &mine);
         meter_away(&A->seg, wallclock_seconds() - w0);
