@@ -101,57 +101,15 @@ static int bare_number(const char *s, size_t len) {
     return end == buf + len;
 }
 
-/* Whether the line [p, p + n) is the option name (alone or with =VALUE). */
-static int is_option(const char *p, size_t n, const char *name) {
-    size_t k = strlen(name);
-    return n >= k && !strncmp(p, name, k) && (n == k || p[k] == '=');
-}
-
-/* The method an older checkpoint's run took without naming one: the
- * default before auto (2026-11-29). A checkpoint since names its method
- * always (config.c, name_method). */
-#define OLD_DEFAULT_METHOD "--method\nmliqss2\n"
-
-/* Whether stored arguments (one per line) name the run's method, on the
- * command line or in their INI file's [run] section (one that cannot be
- * read counts as naming it: the restart will say why it cannot). */
-static int names_method(const char *args) {
-    const char *ini = NULL;
-    size_t ini_len = 0;
-    int ini_next = 0;
-    for (const char *p = args, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
-        size_t n = (size_t)(nl - p);
-        if (ini_next)
-            ini = p, ini_len = n, ini_next = 0;
-        else if (is_option(p, n, "--method"))
-            return 1;
-        else if (n > 9 && !strncmp(p, "--config=", 9))
-            ini = p + 9, ini_len = n - 9;
-        else if ((n == 2 && !strncmp(p, "-c", 2)) || (n == 8 && !strncmp(p, "--config", 8)))
-            ini_next = 1;
-    }
-    if (!ini) return 0;
-    char *path = malloc(ini_len + 1);
-    if (!path) return 1;
-    memcpy(path, ini, ini_len);
-    path[ini_len] = '\0';
-    int named = config_ini_names_method(path) != 0;
-    free(path);
-    return named;
-}
-
 /* The stored arguments (one per line) with an older checkpoint's
  * "--checkpoint-every N" (simulated time, no unit then) written as "t=N",
- * the form that says so now, and, where neither they nor their INI file
- * name a method, the default of their time added. Returns a new string, or
- * NULL (out of memory). */
+ * the form that says so now. Returns a new string, or NULL (out of memory). */
 static char *upgrade_stored_args(const char *args) {
     static const char flag[] = "--checkpoint-every";
     size_t len = strlen(args), lines = 0;
-    int named = names_method(args);
     for (const char *p = args; *p; p++)
         lines += *p == '\n';
-    char *out = malloc(len + 2 * lines + sizeof OLD_DEFAULT_METHOD), *o = out;
+    char *out = malloc(len + 2 * lines + 1), *o = out;
     if (!out) return NULL;
     int after_flag = 0;
     for (const char *p = args, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
@@ -169,7 +127,6 @@ static char *upgrade_stored_args(const char *args) {
         after_flag = n == sizeof flag - 1 && !strncmp(p, flag, n);
     }
     *o = '\0';
-    if (!named) strcat(o, OLD_DEFAULT_METHOD);
     return out;
 }
 

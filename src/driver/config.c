@@ -208,10 +208,15 @@ static char *join_args(int argc, char **argv) {
     return s;
 }
 
+/* The default method until 2026-11-29 (auto since): a restart whose
+ * checkpoint names no method, neither in its stored arguments nor in their
+ * INI file, was written by a run of it (checkpoints since name theirs). */
+#define OLD_DEFAULT_METHOD "mliqss2"
+
 /* The arguments a checkpoint stores name the method the run took, given
  * on the command line or not (the default's, an INI file's): a restart
- * under another default or INI file goes on with the run's own (the
- * default was mliqss2 until 2026-11-29, auto since). */
+ * goes on with the run's own, whatever the default or its INI file say
+ * by then. */
 static int name_method(run_config *c) {
     const char *name = c->method->name;
     size_t len = strlen(c->args_text);
@@ -220,18 +225,6 @@ static int name_method(run_config *c) {
     sprintf(s + len, "--method\n%s\n", name);
     c->args_text = s;
     return 0;
-}
-
-/* inih's handler: whether [run] names a method. */
-static int finds_method(void *found, const char *section, const char *name, const char *value) {
-    (void)value;
-    if (!strcmp(section, "run") && !strcmp(name, "method")) *(int *)found = 1;
-    return 1;
-}
-
-int config_ini_names_method(const char *path) {
-    int found = 0;
-    return ini_parse(path, finds_method, &found) < 0 ? -1 : found;
 }
 
 int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen) {
@@ -250,7 +243,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
         }
         if (rc) return rc;
     }
-    int method_given = 0;
+    int method_on_line = 0;
     for (int a = 0; a < argc; a++) {
         const char *arg = argv[a];
         if (!strcmp(arg, "-c") || !strcmp(arg, "--config")) {
@@ -277,7 +270,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
         }
         char where[80];
         snprintf(where, sizeof where, "--%s", run_option_name(o));
-        method_given |= !strcmp(run_option_name(o), "method");
+        method_on_line |= !strcmp(run_option_name(o), "method");
         if (!value && run_option_is_flag(o)) {
             value = "true";
         } else if (!value) {
@@ -302,7 +295,8 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
                      "the longest",
                      c->window_min, c->window_max);
     if (!c->abstol_given) c->abstol = DEFAULT_ABSTOL_RATIO * c->reltol;
-    if (!method_given && name_method(c)) return failf(err, errlen, "out of memory");
+    if (!c->method_given && c->restart) c->method = integrator_by_name(OLD_DEFAULT_METHOD);
+    if (!method_on_line && name_method(c)) return failf(err, errlen, "out of memory");
     return check_assignment(c, err, errlen);
 }
 

@@ -27,6 +27,7 @@ typedef struct run_config {
                          * comes from an INI file (for messages), NULL from --set */
     int nsets;
     const integrator_def *method;
+    int method_given; /* --method given, on the command line or in an INI file */
     double reltol, abstol;
     int abstol_given;
     double tf;           /* NAN: the problem's default */
@@ -75,9 +76,6 @@ typedef struct run_config {
 /* Parses `qmol run` arguments (argv after "run"). Returns 0, or 2 with a
  * one-line message in err. */
 int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen);
-/* Whether the INI file's [run] section names a method: 1, 0, or -1 (it
- * cannot be read). */
-int config_ini_names_method(const char *path);
 /* Appends a problem parameter assignment "key=value"; origin (may be NULL)
  * says where it came from. Returns 0 or -1 (out of memory). */
 int config_add_set(run_config *c, const char *assignment, const char *origin);

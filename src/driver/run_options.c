@@ -150,6 +150,7 @@ static int set_method(run_config *c, const run_option *o, const char *value, cha
         return SAY_VALUE;
     }
     *(const integrator_def **)field_of(c, o) = m;
+    if (!qss_only) c->method_given = 1;
     return SET_OK;
 }
 
@@ -510,6 +511,7 @@ void run_options_defaults(run_config *c) {
         }
     }
     c->samples_given = 0; /* set_samples marks a given value */
+    c->method_given = 0;  /* and set_method */
 }
 
 void run_options_list(char *buf, size_t len, int cli) {
