@@ -5,11 +5,17 @@
 
 #include <math.h>
 
+/* Seconds (agreed) that were not the integration's: out of its cost and
+ * of the stretch under way. */
+static void leave_out(meter *M, double seconds) {
+    M->excluded += seconds;
+    M->mark_wall += seconds;
+}
+
 double meter_now(meter *M) {
     double v[2] = {wallclock_seconds(), M->away};
     if (M->size > 1) MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, M->comm);
-    M->excluded += v[1];
-    M->mark_wall += v[1];
+    leave_out(M, v[1]);
     M->away = 0.0;
     return v[0];
 }
@@ -56,9 +62,7 @@ void meter_pause(meter *M) {
 }
 
 void meter_resume(meter *M) {
-    double w = meter_now(M), away = w - M->paused_at;
-    M->excluded += away;
-    M->mark_wall += away;
+    leave_out(M, meter_now(M) - M->paused_at);
 }
 
 /* A probe that spent `spent` (its set-up left out) is over its budget: its
