@@ -26,7 +26,8 @@ heat2d-thermostat (zero crossings: probes put the heater's state back);
 adr1d-vardiff N = 1000, where the mixed method must take over ahead of the
 front (auto_foresight.h); and adr1d-vardiff N = 1e4 on 2 ranks, where
 auto's QSS method needs windows shorter than the default shortest (it must
-finish, close to the run on one rank).
+finish, close to the run on one rank); heat2d 200 x 200, whose mixed split
+(4 states on QSS) can never beat CVODE and must not be probed.
 
 usage: mpi_auto.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
@@ -358,6 +359,43 @@ def check_shortest_windows(args, failures):
             failures.append("%s: P=2 against P=1 e_rr %.3e above %.1e" % (what, e, 2 * TOL))
 
 
+def check_mixed_floor(args, failures):
+    """heat2d 200 x 200: --assign auto puts 4 of the 40,000 states (the
+    corners) on QSS. While CVODE runs, such a split can cost no less than
+    CVODE (its BDF block holds the states that carry CVODE's local error, so
+    its steps are CVODE's, each at least the block's share of CVODE's cost:
+    auto_run.c, mixed_floor), and it must never be probed (each such probe
+    took 0.06 s of a 0.4 s run and lost by 300x). On 1 and 2 ranks: no
+    mixed probe in QMOL_AUTO_TRACE, and the answer as close to the exact
+    semi-discrete solution as CVODE's alone (1.5 x its e_rr + tol / 10)."""
+    problem = ["--problem", "heat2d", "--set", "nx=200", "--set", "ny=200"]
+    out = os.path.join(args.scratch, "heat2d-200-cvode.h5")
+    r = qmol(args, 1, problem, 0.1, out, ["--method", "cvode", "--quiet"])
+    if r.returncode != 0:
+        failures.append("heat2d 200 x 200 cvode: exit %d: %s" % (r.returncode, r.stderr.strip()))
+        return
+    res = read_result(out)
+    exact = heat_exact(res)
+    bound = 1.5 * e_rr(res.states, exact) + TOL / 10
+    for p in (1, 2):
+        out = os.path.join(args.scratch, "heat2d-200-auto-np%d.h5" % p)
+        r = qmol(args, p, problem, 0.1, out, ["--method", "auto"], env={"QMOL_AUTO_TRACE": "1"})
+        if r.returncode != 0:
+            failures.append("heat2d 200 x 200 auto P=%d: exit %d: %s"
+                            % (p, r.returncode, r.stderr.strip()))
+            continue
+        probed = re.findall(r"^auto: +mixed +probe ", r.stderr, re.M)
+        floors = re.findall(r"^auto: +mixed +not probed at", r.stderr, re.M)
+        e = e_rr(read_result(out).states, exact)
+        print("heat2d 200 x 200 auto P=%d: %d mixed probes, %d left out by the floor; e_rr %.3e "
+              "(bound %.3e)" % (p, len(probed), len(floors), e, bound))
+        if probed:
+            failures.append("heat2d 200 x 200 auto P=%d: the mixed split of 4 QSS states was "
+                            "probed %d times" % (p, len(probed)))
+        if not e <= bound:
+            failures.append("heat2d 200 x 200 auto P=%d: e_rr %.3e above %.3e" % (p, e, bound))
+
+
 def main():
     args = parse_args("auto")
     failures = []
@@ -366,6 +404,7 @@ def main():
         check_kept_probes(args, bounds["vardiff"], failures)
     check_foresight(args, failures)
     check_shortest_windows(args, failures)
+    check_mixed_floor(args, failures)
     finish(failures)
 
 

@@ -507,6 +507,43 @@ static int worth_probing(const auto_run *A, int c, int current, double t, int al
     return estimate(A, current, t) * (A->o->tf - t) > most;
 }
 
+/* While CVODE runs (s, its cost now per unit of t): the least the mixed
+ * split can cost. Its BDF block keeps the states the split puts there, and
+ * their share of CVODE's local error sets its steps as the whole error sets
+ * CVODE's: with CVODE's error norm R times the block's part of it (the RMS
+ * over its n_B states, or the largest), the block's steps grow at most
+ * sqrt(R) (CVODE's step goes as the norm to -1/(q+1), q >= 1), and each
+ * costs at least its n_B / n share of CVODE's. (heat2d 200 x 200: --assign
+ * auto puts the 4 corners on QSS; each probe of that split, a CVODE start
+ * of 39,996 states, took 0.06 s of a 0.4 s run and lost by 300x.) A problem
+ * with discontinuities has none: CVODE restarts at each, while the split
+ * keeps the states they touch on QSS. Collective. */
+static double mixed_floor(auto_run *A, const integrator_state *s, double now) {
+    const model *m = A->m;
+    int64_t n_bdf = A->cand[CAND_MIXED].bdf_states;
+    if (!s->local_errors || problem_has_discontinuities(m->problem) || n_bdf <= 0) return 0.0;
+    double *we = A->x; /* (scratch: refilled with the states before any use) */
+    s->local_errors(s->ictx, we);
+    /* sums of squares (all, the block's) and largest (all, the block's) */
+    double sum[2] = {0.0, 0.0}, most[2] = {0.0, 0.0};
+    for (int32_t j = 0; j < m->n; j++) {
+        int bdf = A->o->assignment[j] == ASSIGN_BDF;
+        double e = we[j];
+        sum[0] += e * e, most[0] = fmax(most[0], e);
+        if (bdf) sum[1] += e * e, most[1] = fmax(most[1], e);
+    }
+    if (A->o->halo) {
+        MPI_Allreduce(MPI_IN_PLACE, sum, 2, MPI_DOUBLE, MPI_SUM, A->comm);
+        MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, A->comm);
+    }
+    double share = (double)n_bdf / (double)A->n_global;
+    double R =
+        A->o->cvode_norm == CVODE_NORM_MAX ? most[0] / most[1] : sqrt(sum[0] / share / sum[1]);
+    if (!(sum[0] > 0.0)) return 0.0;                /* no error estimate yet */
+    if (!(R >= 1.0)) R = isnan(R) ? INFINITY : 1.0; /* (0 / 0: the block has none of it) */
+    return now * share / sqrt(R);
+}
+
 /* At a window end of the run (t, its state s): probes the candidates due
  * (all on an alarm) from its states, and sets A->switch_to when one should
  * take over. Returns 0, or a probe's failing code. */
@@ -525,6 +562,17 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
     if (k->probed_run > 0.0) { /* first weighed since the probe it started on */
         k->bias = fmin(BIAS_MOST, fmax(1.0, now / k->probed_run));
         k->probed_run = 0.0;
+    }
+    /* the mixed split beside CVODE only where it can win */
+    if (current == CAND_BDF && A->ncand > CAND_MIXED &&
+        worth_probing(A, CAND_MIXED, current, t, alarm)) {
+        double floor = mixed_floor(A, s, now);
+        if (floor * SWITCH_MARGIN >= now) {
+            A->cand[CAND_MIXED].retry_at = t + HORIZON * A->span;
+            if (tracing(A))
+                fprintf(stderr, "auto: mixed    not probed at %.6g: it costs at least %.4g\n", t,
+                        floor);
+        }
     }
     for (int c = 0; c < A->ncand; c++)
         due |= worth_probing(A, c, current, t, alarm);
@@ -766,8 +814,8 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
      * against 0.027 without them). */
     if (o->at_window_end) {
         A->inner = (integrator_state *)s;
-        integrator_state mine = {inner_states, NULL, inner_stats,        A,
-                                 s->failed,    0.0,  A->seg.windows != 0};
+        integrator_state mine = {inner_states, NULL, inner_stats,         A,
+                                 s->failed,    0.0,  A->seg.windows != 0, NULL};
         double w0 = wallclock_seconds();
         int rc = o->at_window_end(o->window_ctx, t, &mine);
         meter_away(&A->seg, wallclock_seconds() - w0);

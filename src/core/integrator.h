@@ -158,6 +158,9 @@ typedef struct integrator_state {
      * short windows would spend the records' free share on records; the
      * same on every rank) */
     int keep_not_here;
+    /* CVODE alone: writes its owned states' weighted local error estimates
+     * of its last step, |e_i| w_i, into we (NULL: not known) */
+    void (*local_errors)(void *ictx, double *we);
 } integrator_state;
 
 /* What an integrator returns when at_window_end stopped the run (a signal):

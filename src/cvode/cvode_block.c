@@ -327,6 +327,21 @@ double cvode_block_next_step(const cvode_block *b) {
     return h;
 }
 
+void cvode_block_local_errors(cvode_block *b, double *out) {
+    sunindextype n = (sunindextype)b->r.m->n;
+    double *v = N_VGetArrayPointer(b->yk);
+    if (CVodeGetEstLocalErrors(b->mem, b->yk) < 0) {
+        for (sunindextype j = 0; j < n; j++)
+            out[j] = 0.0;
+        return;
+    }
+    for (sunindextype j = 0; j < n; j++)
+        out[j] = fabs(v[j]);
+    if (CVodeGetErrWeights(b->mem, b->yk) < 0) return;
+    for (sunindextype j = 0; j < n; j++)
+        out[j] *= v[j];
+}
+
 const double *cvode_block_jacobian(const cvode_block *b) {
     return b->r.jval_ready ? b->r.jval : NULL;
 }

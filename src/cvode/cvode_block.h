@@ -48,6 +48,10 @@ int cvode_block_dky(cvode_block *b, double t, int k, double *out, char *err, siz
 const double *cvode_block_state(const cvode_block *b);
 /* The step CVODE will try next (0 before the first step). */
 double cvode_block_next_step(const cvode_block *b);
+/* The block's weighted local error estimates of its last step, |e_i| w_i
+ * (w_i: CVODE's error weights), into out[0 .. n); zeros before the first
+ * step. Uses the block's dense-output scratch. */
+void cvode_block_local_errors(cvode_block *b, double *out);
 /* The Jacobian on the model's row entries (entry order, inputs included) as
  * of CVODE's last Jacobian evaluation, or NULL before the first one. */
 const double *cvode_block_jacobian(const cvode_block *b);

@@ -240,6 +240,11 @@ static void cv_states(void *ictx, double t, double *x) {
         x[j] = y[j];
 }
 
+/* integrator_state's local_errors. */
+static void cv_local_errors(void *ictx, double *we) {
+    cvode_block_local_errors(((cv_state *)ictx)->b, we);
+}
+
 /* integrator_state's stats: CVODE's counters so far. */
 static void cv_stats(void *ictx, qmol_stats *s) {
     char err[256];
@@ -284,7 +289,7 @@ static int integrate(cvode_block *b, cv_discrete *d, sample_fn sample, void *ctx
      * Its first step from the saved step size took more steps than CVODE's
      * own estimate (heat2d: 59 and 56, 52 without a stop): not saved. */
     cv_state cs = {b, d};
-    integrator_state state = {cv_states, cv_state_io, cv_stats, &cs, 0, 0.0, 0};
+    integrator_state state = {cv_states, cv_state_io, cv_stats, &cs, 0, 0.0, 0, cv_local_errors};
     if (o->resume && cv_state_io(&cs, o->resume)) {
         snprintf(err, errlen, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
         return -1;

@@ -479,7 +479,8 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
     double T = o->t0, last_t = o->t0;
     uint64_t same_time = 0;
     int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
-    integrator_state state = {checkpoint_states, checkpoint_save, checkpoint_stats, x, 0, 0.0, 0};
+    integrator_state state = {
+        checkpoint_states, checkpoint_save, checkpoint_stats, x, 0, 0.0, 0, NULL};
     if (o->resume && checkpoint_save(x, o->resume)) {
         snprintf(err, errlen, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
         return -1;

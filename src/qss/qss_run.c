@@ -390,7 +390,7 @@ int qss_integrate(const model *m, const integrator_options *o, sample_fn sample,
     L->w1 = wallclock_seconds();
     L->out0 = stats->wall_output;
     loop_controls(L);
-    integrator_state state = {owned_states, run_state_io, run_stats, L, 0, 0.0, 0};
+    integrator_state state = {owned_states, run_state_io, run_stats, L, 0, 0.0, 0, NULL};
     if (o->resume && run_state_io(L, o->resume) != 0)
         eng_fail(e, "%s", o->resume->why ? o->resume->why : "cannot load the checkpoint");
     /* BQSS (one rank): the balance of the states' sum, from where the run
