@@ -295,13 +295,14 @@ static void set_watch(auto_run *A, double t) {
 /* Windows short enough to time the stretches: one rank's QSS windows, and
  * on several ranks the adaptive windows (a QSS window whose cost jumped
  * would otherwise run on to its end; a fixed --window stays). The mixed
- * method's run (not its probe) takes windows of RUN_STRETCH at most (its
- * stretches, STRETCH_WINDOWS window ends, then last at least 1/64 of the
- * span): its windows end its BDF block's steps, and on 2 ranks
- * adr1d-vardiff N = 1e4 took 3,700 windows of the probes' length over
- * [2.98, 7.5], 3.2 s, where the static split takes 123 in 0.37 s. */
+ * method's run (not its probe) takes windows of PROBE_LONGEST at most: its
+ * windows end its BDF block's steps, and on 2 ranks adr1d-vardiff N = 1e4
+ * took 3,700 windows of the probes' length over [2.98, 7.5], 3.2 s, where
+ * the static split takes 123 in 0.37 s; with RUN_STRETCH, 486 BDF steps
+ * over [2.98, 10] (0.43 s), the diffusive half's long steps cut once the
+ * front had gone, against 251 (0.26 s). */
 static void cap_windows(const auto_run *A, int c, int run, integrator_options *o) {
-    double cap = c == CAND_MIXED && run ? RUN_STRETCH * A->span : meter_window_cap(A->span);
+    double cap = c == CAND_MIXED && run ? PROBE_LONGEST * A->span : meter_window_cap(A->span);
     if (!o->halo)
         o->window_cap = cap;
     else if (!(o->window > 0.0) && !(o->window_max > 0.0 && o->window_max < cap))
