@@ -27,7 +27,8 @@ adr1d-vardiff N = 1000, where the mixed method must take over ahead of the
 front (auto_foresight.h); and adr1d-vardiff N = 1e4 on 2 ranks, where
 auto's QSS method needs windows shorter than the default shortest (it must
 finish, close to the run on one rank); heat2d 200 x 200, whose mixed split
-(4 states on QSS) can never beat CVODE and must not be probed.
+(4 states on QSS) can never beat CVODE and must not be probed, nor adr1d
+N = 1e4's (9,999 on BDF) beside mLIQSS2.
 
 usage: mpi_auto.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
@@ -394,6 +395,26 @@ def check_mixed_floor(args, failures):
                             "probed %d times" % (p, len(probed)))
         if not e <= bound:
             failures.append("heat2d 200 x 200 auto P=%d: e_rr %.3e above %.3e" % (p, e, bound))
+    # adr1d N = 1e4: --assign auto puts 9,999 states on BDF; beside mLIQSS2,
+    # 30 times cheaper than CVODE as CVODE last ran, that split (mixed_share
+    # of about 1 as CVODE ran) must not be probed either (each probe took
+    # 0.04-0.05 s of a 0.35 s run and lost by 50x)
+    problem = ["--problem", "adr1d", "--set", "N=10000"]
+    for p in (1, 2):
+        out = os.path.join(args.scratch, "adr1d-1e4-auto-np%d.h5" % p)
+        r = qmol(args, p, problem, 10.0, out, ["--method", "auto"], env={"QMOL_AUTO_TRACE": "1"})
+        if r.returncode != 0:
+            failures.append("adr1d N = 1e4 auto P=%d: exit %d: %s"
+                            % (p, r.returncode, r.stderr.strip()))
+            continue
+        probed = re.findall(r"^auto: +mixed +probe ", r.stderr, re.M)
+        floors = re.findall(r"^auto: +mixed +not probed at", r.stderr, re.M)
+        said = re.findall(r"^    t = \S+ +(\S+)", r.stdout, re.M)
+        print("adr1d N = 1e4 auto P=%d: %s; %d mixed probes, %d left out by the floor"
+              % (p, said, len(probed), len(floors)))
+        if probed:
+            failures.append("adr1d N = 1e4 auto P=%d: the mixed split of 9,999 BDF states was "
+                            "probed %d times" % (p, len(probed)))
 
 
 def main():

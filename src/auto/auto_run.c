@@ -175,7 +175,8 @@ typedef struct auto_run {
     foresight fs;
     int fs_on;
     double *events;
-    int ahead; /* switches ahead of activity */
+    int ahead;          /* switches ahead of activity */
+    double mixed_share; /* the mixed split's least share of CVODE's cost (0: none) */
 } auto_run;
 
 /* QMOL_AUTO_TRACE in the environment: rank 0 prints what auto does. */
@@ -508,18 +509,16 @@ static int worth_probing(const auto_run *A, int c, int current, double t, int al
     return estimate(A, current, t) * (A->o->tf - t) > most;
 }
 
-/* While CVODE runs (s, its cost now per unit of t): the least the mixed
- * split can cost. Its BDF block keeps the states the split puts there, and
- * their share of CVODE's local error sets its steps as the whole error sets
+/* While CVODE runs (s): the least share of CVODE's cost the mixed split
+ * can cost. Its BDF block keeps the states the split puts there, and their
+ * share of CVODE's local error sets its steps as the whole error sets
  * CVODE's: with CVODE's error norm R times the block's part of it (the RMS
  * over its n_B states, or the largest), the block's steps grow at most
  * sqrt(R) (CVODE's step goes as the norm to -1/(q+1), q >= 1), and each
- * costs at least its n_B / n share of CVODE's. (heat2d 200 x 200: --assign
- * auto puts the 4 corners on QSS; each probe of that split, a CVODE start
- * of 39,996 states, took 0.06 s of a 0.4 s run and lost by 300x.) A problem
- * with discontinuities has none: CVODE restarts at each, while the split
- * keeps the states they touch on QSS. Collective. */
-static double mixed_floor(auto_run *A, const integrator_state *s, double now) {
+ * costs at least its n_B / n share of CVODE's: n_B / n / sqrt(R). 0: none
+ * known (discontinuities: CVODE restarts at each, while the split keeps
+ * the states they touch on QSS). Collective. */
+static double mixed_share(auto_run *A, const integrator_state *s) {
     const model *m = A->m;
     int64_t n_bdf = A->cand[CAND_MIXED].bdf_states;
     if (!s->local_errors || problem_has_discontinuities(m->problem) || n_bdf <= 0) return 0.0;
@@ -542,7 +541,26 @@ static double mixed_floor(auto_run *A, const integrator_state *s, double now) {
         A->o->cvode_norm == CVODE_NORM_MAX ? most[0] / most[1] : sqrt(sum[0] / share / sum[1]);
     if (!(sum[0] > 0.0)) return 0.0;                /* no error estimate yet */
     if (!(R >= 1.0)) R = isnan(R) ? INFINITY : 1.0; /* (0 / 0: the block has none of it) */
-    return now * share / sqrt(R);
+    return share / sqrt(R);
+}
+
+/* The mixed split is probed only where it can win: it costs at least
+ * mixed_share of CVODE's cost, as CVODE runs now or, beside another method,
+ * as last measured with the share found when CVODE last ran. heat2d
+ * 200 x 200: --assign auto puts the 4 corners on QSS; each probe of that
+ * split beside CVODE, a CVODE start of 39,996 states, took 0.06 s of a
+ * 0.4 s run and lost by 300x. adr1d N = 1e4: 9,999 states on BDF; beside
+ * mLIQSS2 (0.05 s per unit of t, CVODE 1.8) its probe took 0.04-0.05 s of
+ * a 0.35 s run and lost by 50x. Collective. */
+static void mixed_floor(auto_run *A, const integrator_state *s, int current, double t, double now,
+                        int alarm) {
+    if (A->ncand <= CAND_MIXED || !worth_probing(A, CAND_MIXED, current, t, alarm)) return;
+    if (current == CAND_BDF) A->mixed_share = mixed_share(A, s);
+    double floor = A->mixed_share * (current == CAND_BDF ? now : estimate(A, CAND_BDF, t));
+    if (!(A->mixed_share > 0.0) || floor * SWITCH_MARGIN < now) return;
+    A->cand[CAND_MIXED].retry_at = t + HORIZON * A->span;
+    if (tracing(A))
+        fprintf(stderr, "auto: mixed    not probed at %.6g: it costs at least %.4g\n", t, floor);
 }
 
 /* At a window end of the run (t, its state s): probes the candidates due
@@ -564,17 +582,7 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
         k->bias = fmin(BIAS_MOST, fmax(1.0, now / k->probed_run));
         k->probed_run = 0.0;
     }
-    /* the mixed split beside CVODE only where it can win */
-    if (current == CAND_BDF && A->ncand > CAND_MIXED &&
-        worth_probing(A, CAND_MIXED, current, t, alarm)) {
-        double floor = mixed_floor(A, s, now);
-        if (floor * SWITCH_MARGIN >= now) {
-            A->cand[CAND_MIXED].retry_at = t + HORIZON * A->span;
-            if (tracing(A))
-                fprintf(stderr, "auto: mixed    not probed at %.6g: it costs at least %.4g\n", t,
-                        floor);
-        }
-    }
+    mixed_floor(A, s, current, t, now, alarm);
     for (int c = 0; c < A->ncand; c++)
         due |= worth_probing(A, c, current, t, alarm);
     if (!due) {
