@@ -312,6 +312,13 @@ def check_foresight(args, failures):
         print("vardiff N = 1000 auto P=%d: %s, hand-overs ahead at %s; the front arrives at the "
               "split at t = %g; e_rr %.3e (bound %.3e)" % (p, segments, handed, arrival, e, bound))
         starts = [t for t, m in segments if m == "mixed"]
+        # the mixed split's first weighing beside CVODE's start, where the
+        # advective front, on its QSS half, carries CVODE's local error: a
+        # probe, not left out by the floor (mixed_floor)
+        first = re.search(r"^auto: +mixed +(probe|not probed) ", r.stderr, re.M)
+        if not first or first.group(1) != "probe":
+            failures.append("vardiff N = 1000 auto P=%d: the mixed split's first weighing was %s, "
+                            "not a probe" % (p, first.group(0) if first else "none"))
         if at_arrival not in (["mixed"], ["cvode"]):
             failures.append("vardiff N = 1000 auto P=%d: %s runs the diffusive half when the front "
                             "arrives at t = %g: %s" % (p, at_arrival, arrival, segments))
@@ -393,6 +400,9 @@ def check_mixed_floor(args, failures):
         if probed:
             failures.append("heat2d 200 x 200 auto P=%d: the mixed split of 4 QSS states was "
                             "probed %d times" % (p, len(probed)))
+        if p == 1 and not floors:
+            failures.append("heat2d 200 x 200 auto P=1: the floor never left the mixed split out "
+                            "(was it ever due?)")
         if not e <= bound:
             failures.append("heat2d 200 x 200 auto P=%d: e_rr %.3e above %.3e" % (p, e, bound))
     # adr1d N = 1e4: --assign auto puts 9,999 states on BDF; beside mLIQSS2,

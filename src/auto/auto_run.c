@@ -29,8 +29,11 @@
  *    further loss, and probes take at most PROBE_SHARE of the run's time.
  *    Two stretches of the running method that cost WATCH_FACTOR times the
  *    best other estimate or its own cost when last weighed (activity
- *    switched on) make every candidate due for a probe at once (but a QSS
- *    method held after a hand-over ahead of activity).
+ *    switched on) make due for a probe at once every candidate that may be
+ *    cheaper than the run now, and those whose back-off is over within
+ *    PROBE_SHARE (but a QSS method held after a hand-over ahead of
+ *    activity, and the mixed split while its floor says it cannot win:
+ *    mixed_floor).
  *  - While the QSS method runs the states the mixed candidate puts on BDF,
  *    the run looks ahead (auto_foresight.h): when activity approaching them
  *    will reach them within LEAD of the span, the mixed method takes over
@@ -116,12 +119,13 @@ typedef struct candidate {
     double rate;     /* last measured cost, wall s per unit of t (INFINITY: none) */
     double run_rate; /* measured while it ran (0: never), at run_t */
     double run_t;
-    double startup;    /* what a fresh start costs beyond its rate */
-    double first_cost; /* its last measurement's first stretch (its set-up not) */
-    double retry_at;   /* not probed before this time (back-off) */
-    double hold_until; /* ... nor before this one, alarm or not (a hand-over ahead) */
-    double retry_gap;  /* the next back-off (0: none yet) */
-    double probe_cost; /* its last probe's wall time, and when it was made */
+    double startup;     /* what a fresh start costs beyond its rate */
+    double first_cost;  /* its last measurement's first stretch (its set-up not) */
+    double retry_at;    /* not probed before this time (back-off) */
+    double floor_until; /* ... nor before this one, alarm or not (mixed_floor) */
+    double hold_until;  /* ... nor before this one, alarm or not (a hand-over ahead) */
+    double retry_gap;   /* the next back-off (0: none yet) */
+    double probe_cost;  /* its last probe's wall time, and when it was made */
     double probe_t;
     /* what its last settled probe from probed_t measured (0: none), and its
      * runs' cost over that when one was first weighed after winning such a
@@ -175,8 +179,10 @@ typedef struct auto_run {
     foresight fs;
     int fs_on;
     double *events;
-    int ahead;          /* switches ahead of activity */
-    double mixed_share; /* the mixed split's least share of CVODE's cost (0: none) */
+    int ahead; /* switches ahead of activity */
+    /* the mixed split's least share of CVODE's cost (0: none), found at
+     * mixed_share_t while CVODE ran */
+    double mixed_share, mixed_share_t;
 } auto_run;
 
 /* QMOL_AUTO_TRACE in the environment: rank 0 prints what auto does. */
@@ -492,7 +498,8 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
  * run's, for 0.15 s of a 2.5 s run each.) */
 static int worth_probing(const auto_run *A, int c, int current, double t, int alarm) {
     const candidate *k = &A->cand[c];
-    if (c == current || (!alarm && t < k->retry_at) || t < k->hold_until) return 0;
+    if (c == current || (!alarm && t < k->retry_at) || t < k->hold_until || t < k->floor_until)
+        return 0;
     int may_be_cheaper = estimate(A, c, t) <= CUT_FACTOR * estimate(A, current, t);
     if (alarm && t < k->retry_at && !may_be_cheaper) return 0;
     /* the running method's time since c's last probe, at its cost now,
@@ -537,16 +544,20 @@ static double mixed_share(auto_run *A, const integrator_state *s) {
         MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, A->comm);
     }
     double share = (double)n_bdf / (double)A->n_global;
+    /* (RMS: sqrt(S / n) over sqrt(S_B / n_B)) */
     double R =
-        A->o->cvode_norm == CVODE_NORM_MAX ? most[0] / most[1] : sqrt(sum[0] / share / sum[1]);
-    if (!(sum[0] > 0.0)) return 0.0;                /* no error estimate yet */
-    if (!(R >= 1.0)) R = isnan(R) ? INFINITY : 1.0; /* (0 / 0: the block has none of it) */
+        A->o->cvode_norm == CVODE_NORM_MAX ? most[0] / most[1] : sqrt(sum[0] * share / sum[1]);
+    if (!(sum[0] > 0.0)) return 0.0; /* no error estimate yet */
+    /* (x / 0, and inf / inf: the block has none of it; below 1: rounding) */
+    if (!(R >= 1.0)) R = isnan(R) ? INFINITY : 1.0;
     return share / sqrt(R);
 }
 
 /* The mixed split is probed only where it can win: it costs at least
  * mixed_share of CVODE's cost, as CVODE runs now or, beside another method,
- * as last measured with the share found when CVODE last ran. heat2d
+ * as last measured with the share found when CVODE last ran, unless the
+ * split was measured since (a probe, a run). Not probed, alarm or not,
+ * for HORIZON of the span (floor_until; its back-off stays). heat2d
  * 200 x 200: --assign auto puts the 4 corners on QSS; each probe of that
  * split beside CVODE, a CVODE start of 39,996 states, took 0.06 s of a
  * 0.4 s run and lost by 300x. adr1d N = 1e4: 9,999 states on BDF; beside
@@ -555,16 +566,20 @@ static double mixed_share(auto_run *A, const integrator_state *s) {
 static void mixed_floor(auto_run *A, const integrator_state *s, int current, double t, double now,
                         int alarm) {
     if (A->ncand <= CAND_MIXED || !worth_probing(A, CAND_MIXED, current, t, alarm)) return;
-    if (current == CAND_BDF) A->mixed_share = mixed_share(A, s);
+    const candidate *mixed = &A->cand[CAND_MIXED];
+    if (current == CAND_BDF)
+        A->mixed_share = mixed_share(A, s), A->mixed_share_t = t;
+    else if (mixed->probe_t >= A->mixed_share_t || mixed->run_t >= A->mixed_share_t)
+        return; /* measured since */
     double floor = A->mixed_share * (current == CAND_BDF ? now : estimate(A, CAND_BDF, t));
     if (!(A->mixed_share > 0.0) || floor * SWITCH_MARGIN < now) return;
-    A->cand[CAND_MIXED].retry_at = t + HORIZON * A->span;
+    A->cand[CAND_MIXED].floor_until = t + HORIZON * A->span;
     if (tracing(A))
         fprintf(stderr, "auto: mixed    not probed at %.6g: it costs at least %.4g\n", t, floor);
 }
 
 /* At a window end of the run (t, its state s): probes the candidates due
- * (all on an alarm) from its states, and sets A->switch_to when one should
+ * (more on an alarm: worth_probing) from its states, and sets A->switch_to when one should
  * take over. Returns 0, or a probe's failing code. */
 static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm, char *err,
                      size_t errlen) {
@@ -806,7 +821,7 @@ static void inner_stats(void *ictx, qmol_stats *s) {
     if (A->inner->stats) A->inner->stats(A->inner->ictx, s);
 }
 
-/* Measures the run and probes the others when due (all of them when the
+/* Measures the run and probes the others when due (more of them when the
  * watch raised the alarm); ends the segment where a probe won. */
 static int segment_window_end(void *ctx, double t, const integrator_state *s) {
     auto_run *A = ctx;
@@ -987,6 +1002,7 @@ static void set_candidates(auto_run *A) {
     }
     for (int c = 0; c < NCAND; c++) {
         A->cand[c].rate = INFINITY, A->cand[c].retry_at = A->cand[c].hold_until = -INFINITY;
+        A->cand[c].floor_until = A->cand[c].probe_t = A->cand[c].run_t = -INFINITY;
         A->cand[c].bias = 1.0;
         /* On several ranks a QSS window that cannot follow at its shortest
          * stops the run (qss_window.c: its result would be wrong), and the

@@ -330,16 +330,19 @@ double cvode_block_next_step(const cvode_block *b) {
 void cvode_block_local_errors(cvode_block *b, double *out) {
     sunindextype n = (sunindextype)b->r.m->n;
     double *v = N_VGetArrayPointer(b->yk);
-    if (CVodeGetEstLocalErrors(b->mem, b->yk) < 0) {
+    long steps = 0;
+    /* (before the first step CVODE's correction vector holds nothing yet) */
+    if (CVodeGetNumSteps(b->mem, &steps) < 0 || steps == 0 ||
+        CVodeGetEstLocalErrors(b->mem, b->yk) < 0) {
         for (sunindextype j = 0; j < n; j++)
             out[j] = 0.0;
         return;
     }
     for (sunindextype j = 0; j < n; j++)
         out[j] = fabs(v[j]);
-    if (CVodeGetErrWeights(b->mem, b->yk) < 0) return;
+    int weighed = CVodeGetErrWeights(b->mem, b->yk) >= 0;
     for (sunindextype j = 0; j < n; j++)
-        out[j] *= v[j];
+        out[j] = weighed ? out[j] * v[j] : 0.0;
 }
 
 const double *cvode_block_jacobian(const cvode_block *b) {
