@@ -367,6 +367,23 @@ def check_shortest_windows(args, failures):
             failures.append("%s: P=2 against P=1 e_rr %.3e above %.1e" % (what, e, 2 * TOL))
 
 
+def unprobed_split(args, what, split, p, problem, tf, out, failures):
+    """An auto run with QMOL_AUTO_TRACE that must not probe its mixed split
+    (`split` says what it is): (its result, the times the floor left the
+    split out), or None when it failed."""
+    r = qmol(args, p, problem, tf, out, ["--method", "auto"], env={"QMOL_AUTO_TRACE": "1"})
+    if r.returncode != 0:
+        failures.append("%s auto P=%d: exit %d: %s" % (what, p, r.returncode, r.stderr.strip()))
+        return None
+    probed = len(re.findall(r"^auto: +mixed +probe ", r.stderr, re.M))
+    floors = len(re.findall(r"^auto: +mixed +not probed at", r.stderr, re.M))
+    print("%s auto P=%d: %d mixed probes, %d left out by the floor" % (what, p, probed, floors))
+    if probed:
+        failures.append("%s auto P=%d: the mixed split of %s was probed %d times"
+                        % (what, p, split, probed))
+    return r, floors
+
+
 def check_mixed_floor(args, failures):
     """heat2d 200 x 200: --assign auto puts 4 of the 40,000 states (the
     corners) on QSS. While CVODE runs, such a split can cost no less than
@@ -387,19 +404,13 @@ def check_mixed_floor(args, failures):
     bound = 1.5 * e_rr(res.states, exact) + TOL / 10
     for p in (1, 2):
         out = os.path.join(args.scratch, "heat2d-200-auto-np%d.h5" % p)
-        r = qmol(args, p, problem, 0.1, out, ["--method", "auto"], env={"QMOL_AUTO_TRACE": "1"})
-        if r.returncode != 0:
-            failures.append("heat2d 200 x 200 auto P=%d: exit %d: %s"
-                            % (p, r.returncode, r.stderr.strip()))
+        ran = unprobed_split(args, "heat2d 200 x 200", "4 QSS states", p, problem, 0.1, out,
+                             failures)
+        if ran is None:
             continue
-        probed = re.findall(r"^auto: +mixed +probe ", r.stderr, re.M)
-        floors = re.findall(r"^auto: +mixed +not probed at", r.stderr, re.M)
+        floors = ran[1]
         e = e_rr(read_result(out).states, exact)
-        print("heat2d 200 x 200 auto P=%d: %d mixed probes, %d left out by the floor; e_rr %.3e "
-              "(bound %.3e)" % (p, len(probed), len(floors), e, bound))
-        if probed:
-            failures.append("heat2d 200 x 200 auto P=%d: the mixed split of 4 QSS states was "
-                            "probed %d times" % (p, len(probed)))
+        print("heat2d 200 x 200 auto P=%d: e_rr %.3e (bound %.3e)" % (p, e, bound))
         if p == 1 and not floors:
             failures.append("heat2d 200 x 200 auto P=1: the floor never left the mixed split out "
                             "(was it ever due?)")
@@ -412,19 +423,8 @@ def check_mixed_floor(args, failures):
     problem = ["--problem", "adr1d", "--set", "N=10000"]
     for p in (1, 2):
         out = os.path.join(args.scratch, "adr1d-1e4-auto-np%d.h5" % p)
-        r = qmol(args, p, problem, 10.0, out, ["--method", "auto"], env={"QMOL_AUTO_TRACE": "1"})
-        if r.returncode != 0:
-            failures.append("adr1d N = 1e4 auto P=%d: exit %d: %s"
-                            % (p, r.returncode, r.stderr.strip()))
-            continue
-        probed = re.findall(r"^auto: +mixed +probe ", r.stderr, re.M)
-        floors = re.findall(r"^auto: +mixed +not probed at", r.stderr, re.M)
-        said = re.findall(r"^    t = \S+ +(\S+)", r.stdout, re.M)
-        print("adr1d N = 1e4 auto P=%d: %s; %d mixed probes, %d left out by the floor"
-              % (p, said, len(probed), len(floors)))
-        if probed:
-            failures.append("adr1d N = 1e4 auto P=%d: the mixed split of 9,999 BDF states was "
-                            "probed %d times" % (p, len(probed)))
+        unprobed_split(args, "adr1d N = 1e4", "9,999 BDF states", p, problem, 10.0, out,
+                       failures)
 
 
 def main():
