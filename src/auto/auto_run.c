@@ -522,7 +522,8 @@ static int worth_probing(const auto_run *A, int c, int current, double t, int al
  * CVODE's: with CVODE's error norm R times the block's part of it (the RMS
  * over its n_B states, or the largest), the block's steps grow at most
  * sqrt(R) (CVODE's step goes as the norm to -1/(q+1), q >= 1), and each
- * costs at least its n_B / n share of CVODE's: n_B / n / sqrt(R). 0: none
+ * costs about its n_B / n share of CVODE's (a model: a smaller block's
+ * linear solves may take fewer iterations): n_B / n / sqrt(R). 0: none
  * known (discontinuities: CVODE restarts at each, while the split keeps
  * the states they touch on QSS). Collective. */
 static double mixed_share(auto_run *A, const integrator_state *s) {
