@@ -544,11 +544,11 @@ static double mixed_share(auto_run *A, const integrator_state *s) {
         MPI_Allreduce(MPI_IN_PLACE, sum, 2, MPI_DOUBLE, MPI_SUM, A->comm);
         MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, A->comm);
     }
+    if (!(sum[0] > 0.0)) return 0.0; /* no error estimate yet */
     double share = (double)n_bdf / (double)A->n_global;
     /* (RMS: sqrt(S / n) over sqrt(S_B / n_B)) */
     double R =
         A->o->cvode_norm == CVODE_NORM_MAX ? most[0] / most[1] : sqrt(sum[0] * share / sum[1]);
-    if (!(sum[0] > 0.0)) return 0.0; /* no error estimate yet */
     /* (x / 0, and inf / inf: the block has none of it; below 1: rounding) */
     if (!(R >= 1.0)) R = isnan(R) ? INFINITY : 1.0;
     return share / sqrt(R);
@@ -580,8 +580,8 @@ static void mixed_floor(auto_run *A, const integrator_state *s, int current, dou
 }
 
 /* At a window end of the run (t, its state s): probes the candidates due
- * (more on an alarm: worth_probing) from its states, and sets A->switch_to when one should
- * take over. Returns 0, or a probe's failing code. */
+ * (more on an alarm: worth_probing) from its states, and sets A->switch_to
+ * when one should take over. Returns 0, or a probe's failing code. */
 static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm, char *err,
                      size_t errlen) {
     int current = A->running, due = 0;
