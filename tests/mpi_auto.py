@@ -28,7 +28,10 @@ front (auto_foresight.h); and adr1d-vardiff N = 1e4 on 2 ranks, where
 auto's QSS method needs windows shorter than the default shortest (it must
 finish, close to the run on one rank); heat2d 200 x 200, whose mixed split
 (4 states on QSS) can never beat CVODE and must not be probed, nor adr1d
-N = 1e4's (9,999 on BDF) beside mLIQSS2.
+N = 1e4's (9,999 on BDF) beside mLIQSS2; adr1d N = 1000 on 2 ranks, whose
+mLIQSS2 run under auto takes windows of its stretches (1/256 of the span),
+not the probes' short ones; adr1d-vardiff N = 1000 at tol 1e-4, whose
+CVODE start is dropped for mLIQSS2's probe from t0.
 
 usage: mpi_auto.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
@@ -367,6 +370,94 @@ def check_shortest_windows(args, failures):
             failures.append("%s: P=2 against P=1 e_rr %.3e above %.1e" % (what, e, 2 * TOL))
 
 
+def check_run_windows(args, failures):
+    """adr1d N = 1000 on 2 ranks, where auto runs mLIQSS2 after CVODE's start:
+    its run takes adaptive windows (up to 1/256 of the span), not the
+    probes' 1/8192 (a stop request ends a window on every rank instead,
+    integrator_options.stop_mid_window). With the probes' windows the run
+    took 7,000 windows and twice mLIQSS2's time, against 123 windows alone
+    and about 490 under auto now. Bound: 256 + 4 x mLIQSS2's windows + 256
+    (the probes' and CVODE's start); the summary must say mLIQSS2 ran, and
+    auto's e_rr against CVODE at 1e-8 at most 1.5 x mLIQSS2's + tol / 10."""
+    problem = ["--problem", "adr1d", "--set", "N=1000"]
+    ref = os.path.join(args.scratch, "adr1d-1e3-ref.h5")
+    r = qmol(args, 1, problem, 10.0, ref, ["--method", "cvode", "--tol", "1e-8",
+                                           "--abstol", "1e-10", "--quiet"])
+    if r.returncode != 0:
+        failures.append("adr1d N = 1000 reference: exit %d: %s" % (r.returncode, r.stderr))
+        return
+    xref = read_result(ref).states
+    runs = {}
+    for m in ("mliqss2", "auto"):
+        out = os.path.join(args.scratch, "adr1d-1e3-%s-np2.h5" % m)
+        r = qmol(args, 2, problem, 10.0, out, ["--method", m])
+        if r.returncode != 0:
+            failures.append("adr1d N = 1000 %s P=2: exit %d: %s" % (m, r.returncode, r.stderr))
+            return
+        res = read_result(out)
+        runs[m] = (int(res.stats["windows"]), e_rr(res.states, xref))
+        said = re.findall(r"^    t = \S+ +(\S+)", r.stdout, re.M)
+        if m == "auto" and "mliqss2" not in said:
+            failures.append("adr1d N = 1000 auto P=2: ran %s, not mLIQSS2 (23 times cheaper "
+                            "than CVODE)" % said)
+    (w_q, e_q), (w_a, e_a) = runs["mliqss2"], runs["auto"]
+    print("adr1d N = 1000 P=2: mliqss2 %d windows, e_rr %.3e; auto %d windows, e_rr %.3e"
+          % (w_q, e_q, w_a, e_a))
+    if not w_a <= 4 * w_q + 512:
+        failures.append("adr1d N = 1000 auto P=2: %d windows, mLIQSS2 alone %d" % (w_a, w_q))
+    if not e_a <= 1.5 * e_q + TOL / 10:
+        failures.append("adr1d N = 1000 auto P=2: e_rr %.3e, mLIQSS2 alone %.3e" % (e_a, e_q))
+
+
+def check_start_dropped(args, failures):
+    """adr1d-vardiff N = 1000 at tol 1e-4: CVODE starts the run, and its
+    start on the sharp front (to t = 0.02) left 1.8e-4 of relative error at
+    the first sample (t = 1), where mLIQSS2 alone has 4.1e-5. The first
+    probes beside the start begin where it began (auto_run.c, probe_due):
+    mLIQSS2's, 20 times cheaper, wins and is kept, and the start is dropped.
+    On 1 and 2 ranks the summary must say the start was dropped, the first
+    segment (t = 0) must be a QSS one, and the error at the first sample
+    must be at most 2 x mLIQSS2's alone there."""
+    problem = ["--problem", "adr1d-vardiff", "--set", "N=1000"]
+    tol = ["--tol", "1e-4"]
+    ref = os.path.join(args.scratch, "vardiff-1e3-ref9.h5")
+    r = qmol(args, 1, problem, 10.0, ref, ["--method", "cvode", "--tol", "1e-9",
+                                           "--abstol", "1e-11", "--quiet"])
+    if r.returncode != 0:
+        failures.append("vardiff N = 1000 reference: exit %d: %s" % (r.returncode, r.stderr))
+        return
+    xref = read_result(ref).states
+
+    def first_error(out):
+        x = read_result(out).states
+        return e_rr(x[:1], xref[:1])
+
+    out = os.path.join(args.scratch, "vardiff-1e3-mliqss2-1e-4.h5")
+    r = qmol(args, 1, problem, 10.0, out, ["--method", "mliqss2"] + tol)
+    if r.returncode != 0:
+        failures.append("vardiff N = 1000 mliqss2: exit %d: %s" % (r.returncode, r.stderr))
+        return
+    e_q = first_error(out)
+    for p in (1, 2):
+        out = os.path.join(args.scratch, "vardiff-1e3-auto-1e-4-np%d.h5" % p)
+        r = qmol(args, p, problem, 10.0, out, ["--method", "auto"] + tol)
+        if r.returncode != 0:
+            failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: exit %d: %s"
+                            % (p, r.returncode, r.stderr.strip()))
+            continue
+        said = re.findall(r"^    t = (\S+) +(\S+)", r.stdout, re.M)
+        dropped = re.search(r"^    the start \(CVODE's, to t = \S+\) was dropped", r.stdout, re.M)
+        e = first_error(out)
+        print("vardiff N = 1000 auto tol 1e-4 P=%d: first segments %s, start dropped: %s, "
+              "e_rr at t = 1 %.3e (mLIQSS2 alone %.3e)" % (p, said[:2], bool(dropped), e, e_q))
+        if not dropped or not said or said[0][1] not in ("mliqss2", "mixed"):
+            failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: CVODE's start not dropped: %s"
+                            % (p, r.stdout))
+        if not e <= 2 * e_q:
+            failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: e_rr at t = 1 %.3e, above 2 x "
+                            "mLIQSS2's %.3e" % (p, e, e_q))
+
+
 def unprobed_split(args, what, split, p, problem, tf, out, failures):
     """An auto run with QMOL_AUTO_TRACE that must not probe its mixed split
     (`split` says what it is): (its result, the times the floor left the
@@ -435,6 +526,8 @@ def main():
         check_kept_probes(args, bounds["vardiff"], failures)
     check_foresight(args, failures)
     check_shortest_windows(args, failures)
+    check_run_windows(args, failures)
+    check_start_dropped(args, failures)
     check_mixed_floor(args, failures)
     finish(failures)
 

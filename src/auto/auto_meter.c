@@ -72,17 +72,18 @@ static int over_budget(const meter *M, double spent) {
                              : spent - M->first_cost > M->budget_rate * (M->t_b - M->t_first);
 }
 
-/* The run's stretch under way, `cost` so far of one `stretch` long, already
- * costs WATCH_FACTOR^2 times the watch: the alarm at once. */
-static int far_over_watch(const meter *M, double cost, double stretch) {
+/* The run's stretch under way, `cost` so far of one `stretch` long (or
+ * as far as t, when windows made it longer), already costs WATCH_FACTOR^2
+ * times the watch: the alarm at once. */
+static int far_over_watch(const meter *M, double cost, double stretch, double t) {
     return M->stretches >= 1 && cost > NOISE_FLOOR &&
-           cost > WATCH_FACTOR * WATCH_FACTOR * M->watch_rate * stretch;
+           cost > WATCH_FACTOR * WATCH_FACTOR * M->watch_rate * fmax(stretch, t - M->mark_t);
 }
 
-int meter_over(const meter *M) {
+int meter_over(const meter *M, double t) {
     double w = wallclock_seconds();
     if (M->probe) return over_budget(M, w - M->wall_a - M->excluded - (M->setup ? *M->setup : 0.0));
-    return far_over_watch(M, w - M->mark_wall, RUN_STRETCH * M->span);
+    return far_over_watch(M, w - M->mark_wall, RUN_STRETCH * M->span, t);
 }
 
 /* Whether a probe's QSS events are past its warm-up (collective). */
@@ -125,6 +126,7 @@ static int stretch_end(meter *M, double t, double w) {
 
 int meter_window_end(meter *M, double t) {
     double w = meter_now(M);
+    M->cost_now = w - M->wall_a - M->excluded;
     M->windows++;
     M->last_t = t;
     if (M->probe) {
@@ -136,16 +138,14 @@ int meter_window_end(meter *M, double t) {
     /* (a run's stretches are short until its cost settles: the first
      * probes wait for that) */
     double stretch = (M->probe || !M->settled ? PROBE_STRETCH : RUN_STRETCH) * M->span;
-    if (t - M->mark_t >= stretch && M->windows >= STRETCH_WINDOWS) {
+    /* a run's stretch that already cost more than the watch allows ends
+     * here, with the alarm (the run's stop request, meter_over, ended its
+     * window for this) */
+    int far = !M->probe && far_over_watch(M, w - M->mark_wall, stretch, t);
+    if (far || (t - M->mark_t >= stretch && M->windows >= STRETCH_WINDOWS)) {
         int end = stretch_end(M, t, w);
         if (M->probe) M->ended = end;
-        return end;
-    }
-    /* a run's stretch that already cost more than the watch allows */
-    double cost = w - M->mark_wall;
-    if (!M->probe && far_over_watch(M, cost, stretch)) {
-        M->last_rate = cost / (t - M->mark_t);
-        return 1;
+        return end || far;
     }
     return 0;
 }

@@ -57,6 +57,7 @@ typedef struct meter {
     double mark_t, mark_wall; /* the stretch that runs began here */
     double last_rate;         /* the last stretch's cost (INFINITY: none yet) */
     double last_wall;         /* its wall time, and its window ends */
+    double cost_now;          /* its cost at its last window end (agreed) */
     int last_windows;
     double first_cost, t_first; /* the first stretch's wall time and end */
     int stretches, windows;     /* stretches done, window ends in this one */
@@ -97,10 +98,10 @@ int meter_window_end(meter *M, double t);
  * integration's (collective). */
 void meter_pause(meter *M);
 void meter_resume(meter *M);
-/* One rank, between window ends: whether the wall clock already says the
- * probe lost or the alarm will sound (a run), so that the
- * window ends now (integrator_options.stop_requested). Local. */
-int meter_over(const meter *M);
+/* Between window ends, the events at t: whether the wall clock already
+ * says the probe lost or the alarm will sound (a run), so that the window
+ * ends now (integrator_options.stop_requested). Local. */
+int meter_over(const meter *M, double t);
 /* The integration's wall time so far (collective), and this rank's
  * reading of it (local). */
 double meter_cost(meter *M);

@@ -127,6 +127,7 @@ typedef struct candidate {
     double retry_gap;   /* the next back-off (0: none yet) */
     double probe_cost;  /* its last probe's wall time, and when it was made */
     double probe_t;
+    double probe_clock; /* the run's wall time then (run_clock) */
     /* what its last settled probe from probed_t measured (0: none), and its
      * runs' cost over that when one was first weighed after winning such a
      * probe (at least 1: later probes are scaled by it); probed_run: the
@@ -161,6 +162,11 @@ typedef struct auto_run {
     meter seg;
     double *seg_times;
     int64_t seg_first, seg_real; /* the run's first sample in it, and how many */
+    int seg_index;               /* segments run before it */
+    int seg_delivered;           /* samples it delivered so far */
+    int from_start;              /* the last probes started where it started (probe_due) */
+    int dropped;                 /* the run's start was dropped for a probe from t0 ... */
+    double dropped_to;           /* ... and had got here */
     double *x;                   /* local states (owned, then ghosts) where it ended */
     int64_t *gid;                /* their global ids */
     double t_end;
@@ -173,7 +179,8 @@ typedef struct auto_run {
     method_log *log;         /* the switches, for the summary and /methods (or NULL) */
     int probes;
     double probe_wall;
-    int races; /* switches after a race the run lost */
+    double runs_wall; /* the segments' wall time before the one that runs */
+    int races;        /* switches after a race the run lost */
     /* the foresight, when there is a mixed candidate (fs_on), with the QSS
      * runs' events per state (the run's own counters, or these) */
     foresight fs;
@@ -300,8 +307,13 @@ static void set_watch(auto_run *A, double t) {
 }
 
 /* Windows short enough to time the stretches: one rank's QSS windows, and
- * on several ranks the adaptive windows (a QSS window whose cost jumped
- * would otherwise run on to its end; a fixed --window stays). The mixed
+ * on several ranks the adaptive windows of probes (a QSS window whose cost
+ * jumped would otherwise run on to its end; a fixed --window stays). The
+ * QSS method's run on several ranks takes windows of RUN_STRETCH at most
+ * (its stretches, two of which raise the alarm): its stop request ends a
+ * window on every rank (stop_mid_window), and adr1d N = 1000 on 2 ranks took
+ * 7,000 windows of the probes' length where mLIQSS2 alone takes 123
+ * (0.053-0.062 s against 0.025). The mixed
  * method's run (not its probe) takes windows of PROBE_LONGEST at most: its
  * windows end its BDF block's steps, and on 2 ranks adr1d-vardiff N = 1e4
  * took 3,700 windows of the probes' length over [2.98, 7.5], 3.2 s, where
@@ -309,7 +321,13 @@ static void set_watch(auto_run *A, double t) {
  * over [2.98, 10] (0.43 s), the diffusive half's long steps cut once the
  * front had gone, against 251 (0.26 s). */
 static void cap_windows(const auto_run *A, int c, int run, integrator_options *o) {
-    double cap = c == CAND_MIXED && run ? PROBE_LONGEST * A->span : meter_window_cap(A->span);
+    double cap = meter_window_cap(A->span);
+    if (run && c == CAND_MIXED) {
+        cap = PROBE_LONGEST * A->span;
+    } else if (run && c == CAND_QSS && o->halo && o->stop_mid_window) {
+        o->window_cap = cap; /* (where its windows cannot be run again) */
+        cap = RUN_STRETCH * A->span;
+    }
     if (!o->halo)
         o->window_cap = cap;
     else if (!(o->window > 0.0) && !(o->window_max > 0.0 && o->window_max < cap))
@@ -355,8 +373,14 @@ static int probe_window_end(void *ctx, double t, const integrator_state *s) {
     return INTEGRATOR_STOPPED;
 }
 
-static int probe_over(void *ctx) {
-    return meter_over(&((probe_run *)ctx)->M);
+/* The run's wall time so far (its segments', probes left out), as agreed at
+ * the last window end. */
+static double run_clock(const auto_run *A) {
+    return A->runs_wall + (A->in_segment ? A->seg.cost_now : 0.0);
+}
+
+static int probe_over(void *ctx, double t) {
+    return meter_over(&((probe_run *)ctx)->M, t);
 }
 
 /* The run's samples a probe passes, kept, and its states at its end (its
@@ -470,7 +494,7 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     }
     A->probes++, A->probe_wall += cost;
     candidate *k = &A->cand[c];
-    k->probe_cost = cost, k->probe_t = t;
+    k->probe_cost = cost, k->probe_t = t, k->probe_clock = run_clock(A);
     k->race_until = -INFINITY;
     if (P.M.lost && P.M.last_t > t) k->race_t = t, k->race_until = P.M.last_t, k->race_cost = cost;
     if (!A->in_segment) A->stats->wall_integrate += cost; /* (inside one: the segment's) */
@@ -502,14 +526,15 @@ static int worth_probing(const auto_run *A, int c, int current, double t, int al
         return 0;
     int may_be_cheaper = estimate(A, c, t) <= CUT_FACTOR * estimate(A, current, t);
     if (alarm && t < k->retry_at && !may_be_cheaper) return 0;
-    /* the running method's time since c's last probe, at its cost now,
-     * pays for the probe PROBE_SHARE of it at most; on an alarm, unless c
-     * may be cheaper than the run is now (heat3d 40^3 under CVODE: an
-     * alarm at t = 0.073 probed mLIQSS2, which had lost by 190x, for 0.025 s
-     * of a 0.3 s run) */
-    if (!(alarm && may_be_cheaper) &&
-        k->probe_cost > PROBE_SHARE * estimate(A, current, t) * (t - k->probe_t))
-        return 0;
+    /* the run's time since c's last probe pays for the probe PROBE_SHARE of
+     * it at most: the wall time it took, or at its cost now where that is
+     * less; on an alarm, unless c may be cheaper than the run is now
+     * (heat3d 40^3 under CVODE: an alarm at t = 0.073 probed mLIQSS2, which
+     * had lost by 190x, for 0.025 s of a 0.3 s run). (At the cost now
+     * alone, diurnal's CVODE, whose cost rose 6x by midday, probed both
+     * others again for 0.006 s of a 0.03 s run.) */
+    double since = fmin(estimate(A, current, t) * (t - k->probe_t), run_clock(A) - k->probe_clock);
+    if (!(alarm && may_be_cheaper) && k->probe_cost > PROBE_SHARE * since) return 0;
     meter M = {.first_budget = INFINITY, .budget_rate = INFINITY};
     set_budget(A, c, t, &M);
     double most = M.first_budget + M.budget_rate * PROBE_LONGEST * A->span;
@@ -603,16 +628,32 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
         due |= worth_probing(A, c, current, t, alarm);
     if (!due) {
         k->rate = rate, k->run_rate = run_rate, k->run_t = run_t;
+        /* (an alarm that found nothing to probe: the watch is the cost now,
+         * or the run's stop requests would end every window from here on) */
+        if (alarm) A->seg.watch_rate = fmax(A->seg.watch_rate, now);
         return 0;
     }
     meter_pause(&A->seg);
-    s->states(s->ictx, t, A->x);
-    if (A->o->halo) halo_exchange(A->o->halo, A->x);
+    /* the first probes beside the run's start (CVODE's, no sample passed
+     * yet) start where it started: a winner kept goes on from its own end,
+     * and the start is dropped, its error with it (adr1d-vardiff N = 1000,
+     * tol 1e-4: CVODE's start to t = 0.026 left e_rr 2.9e-4 at t = 0.5,
+     * where mLIQSS2 and the static split have 4e-5, and 6.9e-5 over the
+     * run against the split's 2.9e-5) */
+    A->from_start =
+        A->seg_index == 0 && A->can_keep && A->seg.t_a == A->o->t0 && A->seg_delivered == 0;
+    double t_from = A->from_start ? A->seg.t_a : t;
     initial_values from = {0};
-    int rc = initial_values_set(&from, A->gid, A->x, A->m->n_cols);
-    if (rc) snprintf(err, errlen, "out of memory for auto's probes");
+    int rc = 0;
+    if (!A->from_start) {
+        s->states(s->ictx, t, A->x);
+        if (A->o->halo) halo_exchange(A->o->halo, A->x);
+        rc = initial_values_set(&from, A->gid, A->x, A->m->n_cols);
+        if (rc) snprintf(err, errlen, "out of memory for auto's probes");
+    }
     for (int c = 0; rc == 0 && c < A->ncand; c++)
-        if (worth_probing(A, c, current, t, alarm)) rc = probe(A, c, t, &from, err, errlen);
+        if (worth_probing(A, c, current, t, alarm))
+            rc = probe(A, c, t_from, A->from_start ? &A->start : &from, err, errlen);
     initial_values_free(&from);
     if (rc) return rc;
     int best = choose(A, current, t);
@@ -620,8 +661,9 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
     set_watch(A, t);
     meter_resume(&A->seg);
     double cost = meter_cost(&A->seg);
+    /* (a race from the start: the run's cost since its start) */
     for (int c = 0; c < A->ncand; c++)
-        if (A->cand[c].race_t == t) A->cand[c].race_from = cost;
+        if (A->cand[c].race_t == t_from) A->cand[c].race_from = A->from_start ? 0.0 : cost;
     return 0;
 }
 
@@ -671,13 +713,13 @@ static int racing(const auto_run *A) {
     return 0;
 }
 
-/* One rank, between window ends: whether the run already lost a race, so
- * that its window ends now. Local. */
-static int race_over(const auto_run *A) {
+/* Between window ends, the events at t: whether the run already lost a
+ * race it is still in, so that its window ends now. Local. */
+static int race_over(const auto_run *A, double t) {
     if (!racing(A)) return 0;
     double cost = meter_cost_local(&A->seg);
     for (int c = 0; c < A->ncand; c++)
-        if (race_on(A, c) && race_beaten(A, c, cost)) return 1;
+        if (race_on(A, c) && t <= A->cand[c].race_until && race_beaten(A, c, cost)) return 1;
     return 0;
 }
 
@@ -738,6 +780,7 @@ static int keep_end(auto_run *A, double t, const double *owned) {
 static int segment_sample(void *ctx, int64_t k, double t, const double *x) {
     auto_run *A = ctx;
     if (k <= A->seg_real) {
+        A->seg_delivered++;
         int rc = A->sample(A->sample_ctx, A->seg_first + k - 1, t, x);
         if (rc) return rc;
     }
@@ -776,7 +819,6 @@ static int go_on_from_probe(auto_run *A, double t) {
     /* (a rank whose sample failed must not leave the others waiting) */
     if (A->seg.size > 1) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, A->comm);
     if (failed) return -1;
-    A->kept_probes++;
     if (tracing(A))
         fprintf(stderr, "auto: %-8s kept  [%.6g, %.6g], %d samples\n",
                 A->cand[A->switch_to].o.method->name, t, kp->t_end, passed);
@@ -855,19 +897,32 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
         if (probe_due(A, t, s, alarm, err, sizeof err)) return -1;
         if (A->switch_to < 0) return 0;
     }
+    /* (a probe from the run's start that won and is kept: the start is
+     * dropped) */
+    double from = A->switch_to >= 0 && A->from_start ? A->seg.t_a : t;
+    A->switch_t = from;
+    int kept = go_on_from_probe(A, from);
+    if (kept < 0) return -1;
+    if (kept) {
+        if (from < t)
+            A->dropped = 1, A->dropped_to = t;
+        else
+            A->kept_probes++;
+        return INTEGRATOR_STOPPED;
+    }
     A->switch_t = t;
-    int kept = go_on_from_probe(A, t);
-    if (kept) return kept < 0 ? -1 : INTEGRATOR_STOPPED;
     s->states(s->ictx, t, A->x);
     if (keep_end(A, t, A->x)) return -1;
     return INTEGRATOR_STOPPED;
 }
 
-/* The run's own stop request (a signal), or the watch's alarm due. */
-static int segment_over(void *ctx) {
+/* The run's own stop request (a signal; one rank: on several the
+ * checkpointer looks at window ends, and a stop here would take windows
+ * back until it does), or the watch's alarm due, or a race lost. */
+static int segment_over(void *ctx, double t) {
     auto_run *A = ctx;
-    if (A->o->stop_requested && A->o->stop_requested(A->o->stop_ctx)) return 1;
-    return A->can_probe && (meter_over(&A->seg) || race_over(A));
+    if (!A->o->halo && A->o->stop_requested && A->o->stop_requested(A->o->stop_ctx, t)) return 1;
+    return A->can_probe && (meter_over(&A->seg, t) || race_over(A, t));
 }
 
 /* Runs candidate c from t until tf, or until a probe wins (A->switch_to),
@@ -883,6 +938,7 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     meter *M = &A->seg;
     A->running = c;
     A->switch_to = -1;
+    A->seg_delivered = 0, A->from_start = 0;
     /* (a switch on its probe's word: made where the switch is) */
     candidate *run = &A->cand[c];
     run->probed_run = run->probed > 0.0 && run->probed_t == A->switch_t ? run->probed : 0.0;
@@ -901,6 +957,7 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     o.at_window_end = A->can_probe || o.at_window_end ? segment_window_end : NULL;
     o.window_ctx = A;
     o.stop_requested = segment_over, o.stop_ctx = A;
+    o.stop_mid_window = 1;
     o.methods = NULL;
     if (o.progress)
         progress_switch(o.progress,
@@ -920,6 +977,8 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     int rc = o.method->integrate(A->m, &o, segment_sample, A, &s, err, errlen);
     A->in_segment = 0;
     double cost = meter_cost(M);
+    A->runs_wall += cost;
+    A->seg_index++;
     segment_counts(o.method, &s, M->rank);
     stats_add(total, &s);
     if (rc == INTEGRATOR_STOPPED && A->switch_to >= 0) rc = 0;
@@ -968,7 +1027,8 @@ static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen
          * t = 2.5 for 0.037 s of a 0.39 s run, and lost) */
         candidate *ran = &A->cand[current];
         if (A->seg.stretches > 0)
-            ran->probe_cost = A->seg.setup_cost + A->seg.first_cost, ran->probe_t = A->switch_t;
+            ran->probe_cost = A->seg.setup_cost + A->seg.first_cost, ran->probe_t = A->switch_t,
+            ran->probe_clock = A->runs_wall;
         current = A->switch_to;
         if (A->log)
             method_log_add(A->log, A->switch_t, A->cand[current].o.method,
@@ -1004,6 +1064,7 @@ static void set_candidates(auto_run *A) {
     for (int c = 0; c < NCAND; c++) {
         A->cand[c].rate = INFINITY, A->cand[c].retry_at = A->cand[c].hold_until = -INFINITY;
         A->cand[c].floor_until = A->cand[c].probe_t = A->cand[c].run_t = -INFINITY;
+        A->cand[c].probe_clock = -INFINITY;
         A->cand[c].bias = 1.0;
         /* On several ranks a QSS window that cannot follow at its shortest
          * stops the run (qss_window.c: its result would be wrong), and the
@@ -1089,6 +1150,7 @@ int auto_integrate(const model *m, const integrator_options *o, sample_fn sample
         A.log->races = A.races;
         A.log->kept = A.kept_probes;
         A.log->ahead = A.ahead;
+        A.log->dropped = A.dropped, A.log->dropped_to = A.dropped_to;
     }
     free(A.x);
     free(A.gid);

@@ -40,8 +40,8 @@ static void set_handler(int sig, void (*handler)(int)) {
     sigaction(sig, &action, NULL);
 }
 
-int checkpoint_stop_requested(void *unused) {
-    (void)unused;
+int checkpoint_stop_requested(void *unused, double t) {
+    (void)unused, (void)t;
     return received != 0;
 }
 

@@ -108,7 +108,7 @@ int checkpoint_restore(checkpointer *k, const char *path, double *activity, char
 /* Collective: closes the checkpoint checkpoint_restore opened. */
 void checkpoint_restore_end(checkpointer *k);
 /* integrator_options.stop_requested: 1 once SIGTERM or SIGINT arrived. */
-int checkpoint_stop_requested(void *unused);
+int checkpoint_stop_requested(void *unused, double t);
 /* Restores the default signal handlers and frees k (collective when a
  * restart's checkpoint is still open). */
 void checkpointer_free(checkpointer *k);

@@ -70,15 +70,21 @@ typedef struct integrator_options {
      * samples on every rank (collective) with the time and the integrator's
      * state there (integrator_state); non-zero stops the run (the integrator
      * returns it). NULL: none. window_cap > 0 bounds windows on one rank, so
-     * that at_window_end comes often enough. */
+     * that at_window_end comes often enough (on several ranks, with
+     * stop_mid_window, where windows cannot be run again). */
     int (*at_window_end)(void *ctx, double t, const struct integrator_state *s);
     void *window_ctx;
     double window_cap;
-    /* One rank: polled with stop_ctx every 2^8 QSS events; non-zero ends
+    /* One rank: polled with stop_ctx and the events' time every 2^8 QSS
+     * events; non-zero ends
      * the window at once (a signal arrived; auto's budget ran out), so that
-     * at_window_end comes soon. NULL: never. */
-    int (*stop_requested)(void *stop_ctx);
+     * at_window_end comes soon. NULL: never. With stop_mid_window, QSS
+     * methods on several ranks with adaptive windows that can be run again
+     * poll it too: the window ends at the earliest time a rank stopped, on
+     * every rank (it is taken back and run again up to there). */
+    int (*stop_requested)(void *stop_ctx, double t);
     void *stop_ctx;
+    int stop_mid_window;
     /* A resumed run: the integration starts at t0, the checkpoint's time,
      * from the starting values start (initial.h; NULL: the problem's x0)
      * and then reads its own state back from resume (state_io, loading);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 int method_log_add(method_log *l, double t, const integrator_def *method, int64_t bdf_states) {
+    if (l->count > 0 && l->t[l->count - 1] == t) l->count--;
     if (l->count == l->cap) {
         int cap = l->cap ? 2 * l->cap : 8;
         double *nt = realloc(l->t, (size_t)cap * sizeof *nt);
@@ -45,6 +46,11 @@ void method_log_print(const method_log *l, FILE *out) {
             "winning probe's end, %d ahead of activity%s\n",
             l->count, l->probes, l->probe_wall, l->races, l->kept, l->ahead,
             l->failed ? "; out of memory: later switches are not listed" : "");
+    if (l->dropped)
+        fprintf(out,
+                "    the start (CVODE's, to t = %.6g) was dropped: a probe from t = %.6g won and "
+                "the run went on from its end\n",
+                l->dropped_to, l->t[0]);
 }
 
 void method_log_free(method_log *l) {

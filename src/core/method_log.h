@@ -27,12 +27,17 @@ typedef struct method_log {
     int kept;                             /* switches that went on from the winning probe's end */
     int ahead;                            /* switches to the mixed method ahead of activity
                                              reaching its BDF states */
-    int no_probes;                        /* the problem's discrete variables cannot be saved */
-    int failed;                           /* out of memory: segments are missing */
+    /* the first segment, from t[0] to dropped_to, was dropped for a probe
+     * from t[0] that won (its method is replaced) */
+    int dropped;
+    double dropped_to;
+    int no_probes; /* the problem's discrete variables cannot be saved */
+    int failed;    /* out of memory: segments are missing */
 } method_log;
 
-/* Appends a segment, bdf_states of the run's n on BDF; returns 0, or -1
- * (out of memory: failed is set). */
+/* Appends a segment, bdf_states of the run's n on BDF (one that starts
+ * where the last one started replaces it: that one was dropped); returns 0,
+ * or -1 (out of memory: failed is set). */
 int method_log_add(method_log *l, double t, const struct integrator_def *method,
                    int64_t bdf_states);
 /* The summary's lines (nothing when the log is empty). */

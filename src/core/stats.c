@@ -29,6 +29,7 @@ const stats_field stats_fields[] = {
     COUNTER(njvevals, 0, NULL, 1),
     COUNTER(windows, 1, NULL, 0),
     COUNTER(windows_rejected, 1, NULL, 0),
+    COUNTER(windows_stopped, 1, NULL, 1),
     COUNTER(events_rejected, 0, NULL, 0),
     COUNTER(crossings, 0, NULL, 0),
     COUNTER(time_events, 0, NULL, 0),

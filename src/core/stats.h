@@ -32,10 +32,13 @@ typedef struct qmol_stats {
     /* across ranks (this rank's figures; 0 on one rank) */
     uint64_t windows;          /* synchronization windows (accepted; agreed) */
     uint64_t windows_rejected; /* windows run again, shorter (drift above the bound; agreed) */
-    uint64_t events_rejected;  /* events of the rejected windows (not in events) */
-    uint64_t messages;         /* point-to-point messages sent (non-empty) */
-    uint64_t bytes_sent;       /* payload bytes sent */
-    uint64_t late_updates;     /* ghost changes applied after their time (at a window end) */
+    /* windows run again up to where a rank's stop request came (auto's
+     * alarm, a signal: integrator_options.stop_mid_window; agreed) */
+    uint64_t windows_stopped;
+    uint64_t events_rejected; /* events of the rejected and stopped windows (not in events) */
+    uint64_t messages;        /* point-to-point messages sent (non-empty) */
+    uint64_t bytes_sent;      /* payload bytes sent */
+    uint64_t late_updates;    /* ghost changes applied after their time (at a window end) */
     /* wall time per phase, seconds; exchange and wait are inside integrate */
     double wall_setup, wall_partition, wall_integrate, wall_exchange, wall_wait, wall_output,
         wall_total;

@@ -51,12 +51,15 @@ static void cvode_rows(const qmol_stats *s) {
     count_row("error test fails (netf)", s->netf, "");
 }
 
-/* The rejected windows (several ranks) and the events they redid. */
+/* The rejected windows (several ranks) and the events they redid; the
+ * windows a stop request ended, where there were any. */
 static void rejected_row(const qmol_stats *s) {
     char why[96];
     snprintf(why, sizeof why, "run again shorter; %llu events redone",
              (unsigned long long)s->events_rejected);
     count_row("  rejected", s->windows_rejected, why);
+    if (s->windows_stopped)
+        count_row("  stopped", s->windows_stopped, "run again up to a rank's stop request");
 }
 
 /* One wall-time row: seconds and share of the total. */

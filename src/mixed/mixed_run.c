@@ -467,7 +467,7 @@ static int qss_window_verdict(mixed *x, double T, double T_end) {
         eng_fail(e, "out of memory for the window-end exchange");
     e->stats->wall_exchange += wallclock_seconds() - wx;
     int report = 0;
-    int verdict = window_agree(&x->ctl, e, x->qx.drift, INFINITY, T_end - T, &x->W, &report);
+    int verdict = window_agree(&x->ctl, e, x->qx.drift, INFINITY, T_end - T, &x->W, NULL, &report);
     if (report)
         progress_collect(x->o->progress, T_end, e->stats->events, e->stats->wall_wait, x->W);
     return verdict;

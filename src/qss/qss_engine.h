@@ -127,6 +127,11 @@ struct qss_engine {
      * on_q_change, called after such a state's q changed at t (old_q: the
      * previous polynomial's coefficients about old_tq). */
     double window_start, events_until;
+    /* Several ranks: whether a stop request ends this window (stop_polled)
+     * and the time it did (stopped_at; INFINITY: none). */
+    int stop_polled;
+    double stopped_at;
+    int failed_in_exchange;         /* failed at the window end's exchange, not before */
     struct discrete *disc;          /* zero crossings and time events, or NULL */
     const unsigned char *watched_q; /* WATCH_* bits per column, or NULL */
     void (*on_q_change)(qss_engine *e, int32_t i, double t, const double *old_q, double old_tq);

@@ -55,6 +55,7 @@ typedef struct qss_loop {
     qss_journal journal;
     mass_check mass;
     int check_mass, unsuited;
+    int redo_to_stop; /* the window runs again up to where a rank stopped */
     /* the window [T, T + W), the last event time and how many ran at it,
      * the next sample and the agreed next discrete event (several ranks) */
     double T, W, last_t, t_discrete;
@@ -159,12 +160,13 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         if (!e->halo && o->progress && (e->stats->events & 0xFFFF) == 0 &&
             progress_due(o->progress))
             progress_local(o->progress, t, e->stats->events, 0.0);
-        /* one rank: a stop request (a signal, auto's budget) ends the
-         * window here (every 2^8 events: 2^12 let auto's probes of
-         * diurnal, 2.7 us an event, run 0.011 s past a budget of 0.001) */
-        if (!e->halo && o->stop_requested && (e->stats->events & 0xFF) == 0 &&
-            o->stop_requested(o->stop_ctx)) {
-            e->events_until = t;
+        /* a stop request (a signal, auto's budget) ends the window here
+         * (every 2^8 events: 2^12 let auto's probes of diurnal, 2.7 us an
+         * event, run 0.011 s past a budget of 0.001); on several ranks
+         * where stop_polled, the window is agreed to end there (end_window) */
+        if ((!e->halo || e->stop_polled) && o->stop_requested && (e->stats->events & 0xFF) == 0 &&
+            o->stop_requested(o->stop_ctx, t)) {
+            e->events_until = e->stopped_at = t;
             break;
         }
         if (watch) watch_event(watch, e, i, t);
@@ -263,6 +265,11 @@ static void loop_controls(qss_loop *L) {
      * bounds it beforehand as well (qss1 on the thermostat at P = 3 had
      * e_rr 1.9e-2 without, 8.2e-3 with the watch alone) */
     L->use_watch = !undo || problem_has_discontinuities(e->p);
+    /* a stop request cannot end a window that cannot be run again */
+    if (!undo && o->stop_mid_window && o->window_cap > 0.0) {
+        L->ctl.wmax = fmin(L->ctl.wmax, o->window_cap);
+        L->ctl.wmin = fmin(L->ctl.wmin, L->ctl.wmax);
+    }
     if (L->use_watch && watch_init(e, &L->watch) != 0)
         eng_fail(e, "out of memory for the window watch");
     if (L->use_watch) watch_start(&L->watch, e, o->t0);
@@ -288,14 +295,30 @@ static int end_window(qss_loop *L, double T_end, const window_mark *mark) {
     qss_engine *e = &L->eng;
     qmol_stats *stats = L->stats;
     double wx = wallclock_seconds();
-    if (qssx_window(e, &L->x, T_end) != 0) eng_fail(e, "out of memory for the window-end exchange");
+    int failed = e->failed;
+    int rc = qssx_window(e, &L->x, T_end);
+    /* (a rank that stopped ran its events to its stop only: its readers'
+     * derivatives at T_end may fail, and a stop takes the window back) */
+    e->failed_in_exchange = !failed && e->failed && rc == 0;
+    if (rc != 0) eng_fail(e, "out of memory for the window-end exchange");
     stats->wall_exchange += wallclock_seconds() - wx;
     int report = 0;
     /* a window that cannot be run again also waits for the watch */
     double cap = L->use_watch ? WINDOW_FRACTION * watch_scale(e, &L->watch) : INFINITY;
-    int verdict = window_agree(&L->ctl, e, L->x.drift, cap, T_end - L->T, &L->W, &report);
+    double stop = e->stopped_at;
+    int verdict = window_agree(&L->ctl, e, L->x.drift, cap, T_end - L->T, &L->W, &stop, &report);
     if (report) progress_collect(L->o->progress, T_end, stats->events, stats->wall_wait, L->W);
     if (verdict < 0) return -1;
+    if (verdict == WINDOW_STOPPED) {
+        /* a rank's stop request came at `stop`: every rank puts the window
+         * back and runs it again up to there, without stopping */
+        journal_take_back(e, mark, &L->last_t, &L->same_time);
+        stats->windows_rejected--, stats->windows_stopped++;
+        L->W = fmax(stop - L->T, L->ctl.wmin);
+        L->redo_to_stop = 1;
+        return WINDOW_REJECTED;
+    }
+    L->redo_to_stop = 0;
     if (verdict == WINDOW_REJECTED) {
         /* every rank puts its window back and runs it again, shorter */
         journal_take_back(e, mark, &L->last_t, &L->same_time);
@@ -340,6 +363,8 @@ static int run_windows(qss_loop *L, integrator_state *state, sample_fn sample, v
         double ts = sample_at(o, L->next_k), T_end = window_end_time(L, ts);
         window_mark mark = {L->last_t, L->same_time, stats->events};
         e->window_start = L->T;
+        e->stop_polled = e->halo && o->stop_mid_window && e->journal && !L->redo_to_stop;
+        e->stopped_at = INFINITY;
         journal_begin(e);
         eng_run_events(e, T_end, L->use_watch ? &L->watch : NULL, &L->last_t, &L->same_time);
         if (!e->halo) T_end = e->events_until; /* earlier when a stop was requested */

@@ -248,14 +248,23 @@ void window_next(window_control *c, double drift, double length, double *W) {
 }
 
 int window_agree(window_control *c, qss_engine *e, double drift, double cap, double length,
-                 double *W, int *report) {
+                 double *W, double *stop, int *report) {
     const integrator_options *o = e->o;
     double wt = wallclock_seconds();
-    double v[4] = {-drift, e->failed ? -1.0 : 0.0,
-                   o->progress && progress_due(o->progress) ? -1.0 : 0.0, cap};
-    MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MIN, e->halo->comm);
+    /* (-2: failed in the window; -1: only in its end's exchange) */
+    double v[5] = {-drift, e->failed ? (e->failed_in_exchange ? -1.0 : -2.0) : 0.0,
+                   o->progress && progress_due(o->progress) ? -1.0 : 0.0, cap,
+                   stop ? *stop : INFINITY};
+    MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_DOUBLE, MPI_MIN, e->halo->comm);
     e->stats->wall_wait += wallclock_seconds() - wt;
     *report = v[2] < 0.0;
+    if (v[1] < -1.5) return -1;
+    if (stop && v[4] < INFINITY) { /* (the exchange's failure is taken back too) */
+        if (e->failed) e->failed = 0, e->err[0] = '\0';
+        e->failed_in_exchange = 0;
+        *stop = v[4];
+        return WINDOW_STOPPED;
+    }
     if (v[1] < 0.0) return -1;
     drift = -v[0];
     int redo = c->adaptive && e->journal && length > c->wmin * (1.0 + 1e-9);

@@ -107,23 +107,26 @@ typedef struct window_control {
     int over_fail;         /* windows in a row that drifted beyond WINDOW_DRIFT_FAIL */
 } window_control;
 
-enum { WINDOW_ACCEPTED = 0, WINDOW_REJECTED = 1 };
+enum { WINDOW_ACCEPTED = 0, WINDOW_REJECTED = 1, WINDOW_STOPPED = 2 };
 
 /* The next window's length *W after an accepted window of `length` whose
  * drift (agreed, in quanta) was `drift`. */
 void window_next(window_control *c, double drift, double length, double *W);
 /* Collective over e->halo->comm (one MPI_Allreduce): agrees on failure, on
- * the window's drift (this rank's largest, in quanta) and on whether a
- * progress report is due (*report); the next length is at most the smallest
- * rank's cap (INFINITY: none). Returns -1 when a rank failed,
- * WINDOW_REJECTED when the window (of `length`) must run again from its
- * start (adaptive, e->journal set, drift above c->reject, longer than
- * wmin), else WINDOW_ACCEPTED; *W becomes the next window's length. The
- * WINDOW_FAIL_RUN-th window in a row that cannot be run again and drifted
- * more than WINDOW_DRIFT_FAIL quanta fails the run on every rank (eng_fail,
- * the same message) and returns -1. */
+ * the window's drift (this rank's largest, in quanta), on the earliest time
+ * a rank stopped (*stop: this rank's, INFINITY when it did not; NULL: none
+ * can) and on whether a progress report is due (*report); the next length
+ * is at most the smallest rank's cap (INFINITY: none). Returns -1 when a
+ * rank failed, WINDOW_STOPPED when one stopped (*stop: the earliest; the
+ * window must run again up to there; failures that came only at the
+ * window end's exchange, e->failed_in_exchange, are cleared), WINDOW_REJECTED when the window (of
+ * `length`) must run again from its start (adaptive, e->journal set, drift
+ * above c->reject, longer than wmin), else WINDOW_ACCEPTED; *W becomes the
+ * next window's length. The WINDOW_FAIL_RUN-th window in a row that cannot
+ * be run again and drifted more than WINDOW_DRIFT_FAIL quanta fails the run
+ * on every rank (eng_fail, the same message) and returns -1. */
 int window_agree(window_control *c, qss_engine *e, double drift, double cap, double length,
-                 double *W, int *report);
+                 double *W, double *stop, int *report);
 
 /* Window length bounds: window_min defaults to 1e-6 of the run, window_max
  * to the sample interval. */
