@@ -380,13 +380,7 @@ def check_run_windows(args, failures):
     (the probes' and CVODE's start); the summary must say mLIQSS2 ran, and
     auto's e_rr against CVODE at 1e-8 at most 1.5 x mLIQSS2's + tol / 10."""
     problem = ["--problem", "adr1d", "--set", "N=1000"]
-    ref = os.path.join(args.scratch, "adr1d-1e3-ref.h5")
-    r = qmol(args, 1, problem, 10.0, ref, ["--method", "cvode", "--tol", "1e-8",
-                                           "--abstol", "1e-10", "--quiet"])
-    if r.returncode != 0:
-        failures.append("adr1d N = 1000 reference: exit %d: %s" % (r.returncode, r.stderr))
-        return
-    xref = read_result(ref).states
+    xref = reference(args, "adr1d-1e3", problem, 10.0)
     runs = {}
     for m in ("mliqss2", "auto"):
         out = os.path.join(args.scratch, "adr1d-1e3-%s-np2.h5" % m)
@@ -420,13 +414,7 @@ def check_start_dropped(args, failures):
     must be at most 2 x mLIQSS2's alone there."""
     problem = ["--problem", "adr1d-vardiff", "--set", "N=1000"]
     tol = ["--tol", "1e-4"]
-    ref = os.path.join(args.scratch, "vardiff-1e3-ref9.h5")
-    r = qmol(args, 1, problem, 10.0, ref, ["--method", "cvode", "--tol", "1e-9",
-                                           "--abstol", "1e-11", "--quiet"])
-    if r.returncode != 0:
-        failures.append("vardiff N = 1000 reference: exit %d: %s" % (r.returncode, r.stderr))
-        return
-    xref = read_result(ref).states
+    xref = reference(args, "vardiff-1e3", problem, 10.0)
 
     def first_error(out):
         x = read_result(out).states
