@@ -155,10 +155,12 @@ int h5out_activity_sample(h5out *w, int64_t k, const double *block);
  * method changed as it ran (--method auto), segment k from t[k] with the
  * method name[k] and bdf_states[k] states on BDF; every rank passes the
  * same; complete = 0 when segments are missing (out of memory while
- * running). Collective. Returns 0, or -1 with err on every rank (kept:
- * finish then fails). */
+ * running); start_dropped_to: where the run's first method had got when
+ * it was dropped for a probe from t[0] (NAN: it was not). Collective.
+ * Returns 0, or -1 with err on every rank (kept: finish then fails). */
 int h5out_methods(h5out *w, int64_t count, const double *t, const char *const *name,
-                  const int64_t *bdf_states, int complete, char *err, size_t errlen);
+                  const int64_t *bdf_states, int complete, double start_dropped_to, char *err,
+                  size_t errlen);
 /* Writes /events (at most once): this rank's `count` zero crossings, each
  * its time, crossing function and direction (+1 rising, -1 falling), in time
  * order; collective. Returns 0, or -1 with err on every rank (kept: finish

@@ -191,6 +191,7 @@ static void print_methods_over_time(hid_t file) {
                   read_column(file, "methods/bdf_states", n, H5T_NATIVE_INT64, bdf) == 0;
     hid_t g = H5Gopen2(file, "methods", H5P_DEFAULT);
     char *names = g >= 0 ? h5r_attr_text(g, "names") : NULL;
+    char *dropped = g >= 0 ? h5r_attr_text(g, "start_dropped_to") : NULL;
     if (g >= 0 && H5Gclose(g) < 0) { /* read-only: nothing to lose */
     }
     if (!t || !index || !names || read_column(file, "methods/t", n, H5T_NATIVE_DOUBLE, t) ||
@@ -212,7 +213,15 @@ static void print_methods_over_time(hid_t file) {
             row(k == 0 ? "methods" : "", line ? line : "(out of memory)");
             free(line);
         }
+        if (dropped) {
+            char *line = h5u_asprintf("(the start, cvode's to t = %s, was dropped for a probe "
+                                      "from t = %.6g)",
+                                      dropped, n > 0 ? t[0] : 0.0);
+            row("", line ? line : "(out of memory)");
+            free(line);
+        }
     }
+    free(dropped);
     free(t);
     free(index);
     free(bdf);

@@ -5,6 +5,7 @@
  */
 #include "io/h5out_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +35,8 @@ static int index_names(int64_t count, const char *const *name, char *names, int6
 }
 
 int h5out_methods(h5out *w, int64_t count, const double *t, const char *const *name,
-                  const int64_t *bdf_states, int complete, char *err, size_t errlen) {
+                  const int64_t *bdf_states, int complete, double start_dropped_to, char *err,
+                  size_t errlen) {
     h5u_set_err(err, errlen, "%s", "");
     if (!w) {
         h5u_set_err(err, errlen, "no output file for the methods");
@@ -60,7 +62,9 @@ int h5out_methods(h5out *w, int64_t count, const double *t, const char *const *n
                               index, w->dxpl) ||
                  h5u_write_1d(&c, g, "bdf_states", H5T_STD_I64LE, H5T_NATIVE_INT64, count, 0, mine,
                               bdf_states, w->dxpl) ||
-                 h5u_put_str(&c, g, "names", names) || h5u_put_i64(&c, g, "complete", &full, 0);
+                 h5u_put_str(&c, g, "names", names) || h5u_put_i64(&c, g, "complete", &full, 0) ||
+                 (!isnan(start_dropped_to) &&
+                  h5u_put_f64(&c, g, "start_dropped_to", &start_dropped_to, 0));
         rc = h5u_close_group(&c, g, "/methods", rc);
         h5u_quiet_off(&q);
         ok = h5out_agree(w, !rc, msg, sizeof msg);

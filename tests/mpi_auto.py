@@ -409,7 +409,8 @@ def check_start_dropped(args, failures):
     the first sample (t = 1), where mLIQSS2 alone has 4.1e-5. The first
     probes beside the start begin where it began (auto_run.c, probe_due):
     mLIQSS2's, 20 times cheaper, wins and is kept, and the start is dropped.
-    On 1 and 2 ranks the summary must say the start was dropped, the first
+    On 1 and 2 ranks the summary, /methods (start_dropped_to) and qmol info
+    must say the start was dropped, the first
     segment (t = 0) must be a QSS one, and the error at the first sample
     must be at most 2 x mLIQSS2's alone there."""
     problem = ["--problem", "adr1d-vardiff", "--set", "N=1000"]
@@ -441,6 +442,14 @@ def check_start_dropped(args, failures):
         if not dropped or not said or said[0][1] not in ("mliqss2", "mixed"):
             failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: CVODE's start not dropped: %s"
                             % (p, r.stdout))
+        # the output says so too: /methods' attribute and qmol info
+        with h5py.File(out, "r") as f:
+            to = f["methods"].attrs.get("start_dropped_to")
+        info = subprocess.run([args.qmol, "info", out], capture_output=True, text=True,
+                              timeout=60).stdout
+        if to is None or not 0.0 < float(to) < 1.0 or "was dropped for a probe" not in info:
+            failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: /methods start_dropped_to %s, "
+                            "qmol info: %s" % (p, to, info))
         if not e <= 2 * e_q:
             failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: e_rr at t = 1 %.3e, above 2 x "
                             "mLIQSS2's %.3e" % (p, e, e_q))

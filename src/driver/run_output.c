@@ -8,6 +8,7 @@
 #include "core/wallclock.h"
 #include "io/xdmf.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,8 +169,8 @@ static int write_methods(run_ctx *r) {
     if (bad)
         snprintf(r->err, sizeof r->err, "out of memory listing the methods");
     else
-        bad = h5out_methods(r->out, ml->count, ml->t, name, ml->bdf_states, !ml->failed, r->err,
-                            sizeof r->err) != 0;
+        bad = h5out_methods(r->out, ml->count, ml->t, name, ml->bdf_states, !ml->failed,
+                            ml->dropped ? ml->dropped_to : NAN, r->err, sizeof r->err) != 0;
     free(name);
     if (!bad) return 0;
     run_say(r, "qmol: error: --output %s: %s\n", r->path, r->err);
