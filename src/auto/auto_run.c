@@ -164,7 +164,7 @@ typedef struct auto_run {
     int64_t seg_first, seg_real; /* the run's first sample in it, and how many */
     int seg_index;               /* segments run before it */
     int seg_delivered;           /* samples it delivered so far */
-    int from_start;              /* the last probes started where it started (probe_due) */
+    int from_start;              /* this window end's probes started where it started */
     int dropped;                 /* the run's start was dropped for a probe from t0 ... */
     double dropped_to;           /* ... and had got here */
     double *x;                   /* local states (owned, then ghosts) where it ended */
@@ -889,6 +889,7 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
         if (rc) return rc;
     }
     if (!A->can_probe || meter_any_failed(&A->seg, s->failed)) return 0;
+    A->from_start = 0; /* (set by this window end's probes) */
     /* (its first stretch is its start-up: the others wait until its cost
      * settled, or an alarm) */
     if (!hand_over_ahead(A, t) && !race_switch(A, t)) {
@@ -938,7 +939,7 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     meter *M = &A->seg;
     A->running = c;
     A->switch_to = -1;
-    A->seg_delivered = 0, A->from_start = 0;
+    A->seg_delivered = 0;
     /* (a switch on its probe's word: made where the switch is) */
     candidate *run = &A->cand[c];
     run->probed_run = run->probed > 0.0 && run->probed_t == A->switch_t ? run->probed : 0.0;

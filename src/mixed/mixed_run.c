@@ -512,7 +512,7 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
             if (verdict < 0) return -1;
             if (verdict == WINDOW_REJECTED) {
                 e->stats->windows--; /* counted above, before the verdict */
-                journal_take_back(e, &mark, &last_t, &same_time);
+                journal_take_back(e, &mark, &last_t, &same_time, &e->stats->windows_rejected);
                 continue;
             }
             journal_accept(e);

@@ -135,11 +135,12 @@ int journal_setup_agreed(qss_journal *j, qss_engine *e, int adaptive, MPI_Comm c
     return undo;
 }
 
-void journal_take_back(qss_engine *e, const window_mark *m, double *last_t, uint64_t *same_time) {
+void journal_take_back(qss_engine *e, const window_mark *m, double *last_t, uint64_t *same_time,
+                       uint64_t *windows) {
     if (journal_restore(e) != 0 || (e->disc && discrete_undo_restore(e) != 0))
         eng_fail(e, "out of memory for the window's undo log");
     *last_t = m->last_t, *same_time = m->same_time;
-    e->stats->windows_rejected++;
+    ++*windows;
     e->stats->events_rejected += e->stats->events - m->events;
     e->stats->events = m->events;
 }

@@ -64,10 +64,12 @@ typedef struct window_mark {
     uint64_t same_time, events;
 } window_mark;
 
-/* A rejected window: its states and discontinuities put back
+/* A rejected (or stopped) window: its states and discontinuities put back
  * (journal_restore, discrete_undo_restore), the event loop's clock and
- * counters as they were; events count the solution's, the
- * redone ones go to events_rejected. */
-void journal_take_back(qss_engine *e, const window_mark *m, double *last_t, uint64_t *same_time);
+ * counters as they were; events count the solution's, the redone ones go
+ * to events_rejected, and *windows (the stats' windows_rejected or
+ * windows_stopped) counts the window. */
+void journal_take_back(qss_engine *e, const window_mark *m, double *last_t, uint64_t *same_time,
+                       uint64_t *windows);
 
 #endif

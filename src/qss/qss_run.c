@@ -312,8 +312,7 @@ static int end_window(qss_loop *L, double T_end, const window_mark *mark) {
     if (verdict == WINDOW_STOPPED) {
         /* a rank's stop request came at `stop`: every rank puts the window
          * back and runs it again up to there, without stopping */
-        journal_take_back(e, mark, &L->last_t, &L->same_time);
-        stats->windows_rejected--, stats->windows_stopped++;
+        journal_take_back(e, mark, &L->last_t, &L->same_time, &stats->windows_stopped);
         L->W = fmax(stop - L->T, L->ctl.wmin);
         L->redo_to_stop = 1;
         return WINDOW_REJECTED;
@@ -321,7 +320,7 @@ static int end_window(qss_loop *L, double T_end, const window_mark *mark) {
     L->redo_to_stop = 0;
     if (verdict == WINDOW_REJECTED) {
         /* every rank puts its window back and runs it again, shorter */
-        journal_take_back(e, mark, &L->last_t, &L->same_time);
+        journal_take_back(e, mark, &L->last_t, &L->same_time, &stats->windows_rejected);
         return WINDOW_REJECTED;
     }
     journal_accept(e);

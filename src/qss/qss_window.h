@@ -119,12 +119,12 @@ void window_next(window_control *c, double drift, double length, double *W);
  * is at most the smallest rank's cap (INFINITY: none). Returns -1 when a
  * rank failed, WINDOW_STOPPED when one stopped (*stop: the earliest; the
  * window must run again up to there; failures that came only at the
- * window end's exchange, e->failed_in_exchange, are cleared), WINDOW_REJECTED when the window (of
- * `length`) must run again from its start (adaptive, e->journal set, drift
- * above c->reject, longer than wmin), else WINDOW_ACCEPTED; *W becomes the
- * next window's length. The WINDOW_FAIL_RUN-th window in a row that cannot
- * be run again and drifted more than WINDOW_DRIFT_FAIL quanta fails the run
- * on every rank (eng_fail, the same message) and returns -1. */
+ * window end's exchange, e->failed_in_exchange, are cleared),
+ * WINDOW_REJECTED when the window (of `length`) must run again from its
+ * start (adaptive, e->journal set, drift above c->reject, longer than
+ * wmin), else WINDOW_ACCEPTED; *W becomes the next window's length. The WINDOW_FAIL_RUN-th window
+ * in a row that cannot be run again and drifted more than WINDOW_DRIFT_FAIL quanta fails the run on
+ * every rank (eng_fail, the same message) and returns -1. */
 int window_agree(window_control *c, qss_engine *e, double drift, double cap, double length,
                  double *W, double *stop, int *report);
 
