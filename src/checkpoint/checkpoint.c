@@ -155,12 +155,17 @@ static int file_has_field(state_io *io, const char *name) {
     return ckpt_has_block(((field_io *)io)->file, name);
 }
 
+static int file_has_scalar(state_io *io, const char *name) {
+    return ckpt_has_scalar(((field_io *)io)->file, name);
+}
+
 static field_io file_io(checkpointer *k, ckpt_file *f, int loading) {
     return (field_io){{.loading = loading,
                        .field = file_field,
                        .scalar = file_scalar,
                        .vector = file_vector,
-                       .has_field = file_has_field},
+                       .has_field = file_has_field,
+                       .has_scalar = file_has_scalar},
                       k,
                       f};
 }
@@ -214,6 +219,11 @@ static int integrator_has_field(state_io *io, const char *name) {
     return !to->has_field || to->has_field(to, path);
 }
 
+static int integrator_has_scalar(state_io *io, const char *name) {
+    state_io *to = ((integrator_io *)io)->to;
+    return !to->has_scalar || to->has_scalar(to, name);
+}
+
 static double *integrator_field_room(state_io *io, int ahead) {
     state_io *to = ((integrator_io *)io)->to;
     return to->field_room ? to->field_room(to, ahead) : NULL;
@@ -225,6 +235,7 @@ static integrator_io integrator_view(state_io *to) {
                             .scalar = integrator_scalar,
                             .vector = integrator_vector,
                             .has_field = integrator_has_field,
+                            .has_scalar = integrator_has_scalar,
                             .field_room = integrator_field_room},
                            to};
 }

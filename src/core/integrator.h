@@ -138,6 +138,9 @@ typedef struct state_io {
      * every rank); NULL: it holds every field. A field added to an
      * integrator since a checkpoint was written takes its initial value. */
     int (*has_field)(struct state_io *io, const char *name);
+    /* Loading: whether the source holds scalar name (the same answer on
+     * every rank); NULL: it holds every scalar. */
+    int (*has_scalar)(struct state_io *io, const char *name);
     /* Saving, optional (NULL: none): where io keeps the owned values of the
      * field `ahead` places after the next (0: the next), when the fields up
      * to it are passed in order with nothing between. A saver that writes

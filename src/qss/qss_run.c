@@ -85,8 +85,11 @@ static int run_state_io(void *ictx, state_io *io) {
     window_watch *watch = L->use_watch ? &L->watch : NULL;
     double reach = watch ? watch->reach : INFINITY;
     if (watch && !io->loading) MPI_Allreduce(MPI_IN_PLACE, &reach, 1, MPI_DOUBLE, MPI_MIN, L->comm);
+    /* (checkpoints before the ceiling have none: the controller's start) */
+    int has_ceiling = !io->loading || !io->has_scalar || io->has_scalar(io, "window_ceiling");
     if (eng_state_io(e, io) || discrete_state_io(e, L->comm, io) ||
-        io->scalar(io, "window", &L->W) || io->scalar(io, "reach", &reach))
+        io->scalar(io, "window", &L->W) || io->scalar(io, "reach", &reach) ||
+        (has_ceiling && io->scalar(io, "window_ceiling", &L->ctl.ceiling)))
         return -1;
     if (watch && io->loading) watch->reach = reach;
     return 0;
@@ -255,7 +258,8 @@ static void loop_controls(qss_loop *L) {
                               .wmin = wmin,
                               .wmax = wmax,
                               .target = QSS_DRIFT_TARGET,
-                              .reject = QSS_DRIFT_REJECT};
+                              .reject = QSS_DRIFT_REJECT,
+                              .ceiling_cut = WINDOW_CEILING_CUT};
     if (!L->ctl.adaptive) return;
     /* a window can be run again when the journal holds all it changes (the
      * discontinuities' too: discrete_undo.h) */

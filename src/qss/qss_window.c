@@ -294,9 +294,15 @@ int window_agree(window_control *c, qss_engine *e, double drift, double cap, dou
         double factor = 0.9 * c->target / drift;
         *W = fmax(c->wmin, length * fmax(factor, 0.1));
         c->rejected = 1;
+        if (c->ceiling_cut > 0.0) c->ceiling = c->ceiling_cut * length;
         return WINDOW_REJECTED;
     }
     window_next(c, drift, length, W);
+    if (c->ceiling > 0.0) {
+        c->ceiling *= WINDOW_CEILING_LIFT;
+        if (c->ceiling < *W) *W = fmax(c->ceiling, c->wmin);
+        if (c->ceiling >= c->wmax) c->ceiling = 0.0; /* (lifted past every window) */
+    }
     if (v[3] < *W) *W = fmax(v[3], c->wmin);
     return WINDOW_ACCEPTED;
 }

@@ -98,6 +98,15 @@ double watch_scale(const qss_engine *e, window_watch *w);
 #define MIXED_DRIFT_REJECT 1.0
 #define WINDOW_DRIFT_FAIL 10.0
 #define WINDOW_FAIL_RUN 3
+/* The ceiling after a rejection of pure QSS runs (docs/parallel.md "Window
+ * length"): without it the controller doubled back past the rejected
+ * length within a few windows and was rejected again (adr1d N = 1e4
+ * mLIQSS2 on 2 ranks: 885 of 5,466 windows rejected; 337 with it). The
+ * mixed method's windows are CVODE's steps: a ceiling there quadrupled
+ * them (adr1d-vardiff N = 1e4, 123 -> 486) and cost more than the
+ * rejections it saved. */
+#define WINDOW_CEILING_CUT 0.7
+#define WINDOW_CEILING_LIFT 1.05
 
 typedef struct window_control {
     int adaptive;          /* 0: --window fixes the length */
@@ -105,6 +114,10 @@ typedef struct window_control {
     double target, reject; /* the drift aimed at and the drift run again (quanta) */
     int rejected;          /* the last window was rejected: the next may not grow */
     int over_fail;         /* windows in a row that drifted beyond WINDOW_DRIFT_FAIL */
+    /* after a rejection, windows stay below ceiling_cut times the rejected
+     * length (0: no ceiling), a bound that rises by WINDOW_CEILING_LIFT per
+     * accepted window (0: none now) */
+    double ceiling_cut, ceiling;
 } window_control;
 
 enum { WINDOW_ACCEPTED = 0, WINDOW_REJECTED = 1, WINDOW_STOPPED = 2 };

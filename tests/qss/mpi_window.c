@@ -6,8 +6,10 @@
  *   precedence: a rank failed in the window wins over a stop (-1
  *     everywhere); a stop wins over a failure only in the window end's
  *     exchange (cleared: the window is taken back) and over a drift that would reject or count
- * towards failing the run, and does not count towards WINDOW_FAIL_RUN. Distributed checks are
- * agreed (test_all_true): all ranks pass or fail. */
+ * towards failing the run, and does not count towards WINDOW_FAIL_RUN.
+ *   ceiling: after a rejection windows grow from ceiling_cut of its length
+ *     by WINDOW_CEILING_LIFT a window, not twofold (none without ceiling_cut).
+ * Distributed checks are agreed (test_all_true): all ranks pass or fail. */
 #include "tests/support/test_support.h"
 #include "comm/halo.h"
 #include "qss/qss_journal.h"
@@ -115,10 +117,41 @@ static void stop_precedence(void **state) {
     }
 }
 
+/* A rejected window of length L (one rank drifted past reject) leaves a
+ * ceiling of ceiling_cut L: the accepted windows after it, drifting nothing
+ * (the controller would double them), grow by WINDOW_CEILING_LIFT a window
+ * from there, on every rank; without ceiling_cut (the mixed method) they
+ * double at once (after the one window that may not grow). */
+static void ceiling_after_rejection(void **state) {
+    (void)state;
+    window_fixture f;
+    int report = 0, last = test_nranks() - 1;
+    for (int with = 0; with < 2; with++) {
+        fixture(&f);
+        f.ctl.ceiling_cut = with ? WINDOW_CEILING_CUT : 0.0;
+        double W = 0.01, L = 0.01;
+        int v = window_agree(&f.ctl, &f.e, test_rank() == last ? 5.0 : 0.0, INFINITY, L, &W, NULL,
+                             &report);
+        agreed(v == WINDOW_REJECTED, "the rejection");
+        int ok = 1;
+        double bound = WINDOW_CEILING_CUT * L, length = W;
+        for (int k = 1; k <= 40; k++) {
+            v = window_agree(&f.ctl, &f.e, 0.0, INFINITY, length, &W, NULL, &report);
+            bound *= WINDOW_CEILING_LIFT;
+            double grown = fmin(k == 1 ? length : 2.0 * length, f.ctl.wmax);
+            double want = with ? fmin(bound, grown) : grown;
+            ok = ok && v == WINDOW_ACCEPTED && fabs(W - want) <= 1e-12 * want;
+            length = W;
+        }
+        agreed(ok, with ? "windows under the ceiling" : "windows without a ceiling");
+    }
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stops_agreed),
         cmocka_unit_test(stop_precedence),
+        cmocka_unit_test(ceiling_after_rejection),
     };
     return QMOL_RUN_TESTS(argc, argv, tests);
 }
