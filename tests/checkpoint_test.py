@@ -265,7 +265,8 @@ def older_checkpoint(args, where, fails):
             del g.attrs["stats." + new]
         for added in ("nfe", "nfeLS", "nsetups", "ncfl", "npe", "nps", "njvevals"):
             del g.attrs["stats." + added]
-        del g.attrs["window_ceiling"]  # (added since too)
+        for added in ("window_ceiling", "window_over_fail"):  # (added since too)
+            del g.attrs[added]
     # nor had its output the per-sample views the XDMF sidecar names (/xdmf)
     with h5py.File(os.path.join(old, "run.h5.partial"), "r+") as f:
         if "xdmf" not in f:
@@ -371,25 +372,27 @@ def without_checked_age(args, where, fails):
 
 def without_ceiling(args, where, full, fails):
     """A 2-rank QSS checkpoint written before the window controller's
-    ceiling was saved (integrator's attribute window_ceiling) resumes on 2
-    ranks with no ceiling, the controller's state at the start: the run
-    goes on, not bit for bit, within TOL of the run that was not stopped."""
+    ceiling and count of far drifts were saved (integrator's attributes
+    window_ceiling, window_over_fail) resumes on 2 ranks with neither, the
+    controller's state at the start: the run goes on, not bit for bit,
+    within TOL of the run that was not stopped."""
     old = where + "-noceiling"
     shutil.rmtree(old, ignore_errors=True)
     shutil.copytree(where, old)
     with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
         g = f["integrator"]
-        if "window_ceiling" not in g.attrs:
-            fails.append("the 2-rank checkpoint lacks integrator's attribute window_ceiling")
-            return
-        del g.attrs["window_ceiling"]
+        for added in ("window_ceiling", "window_over_fail"):
+            if added not in g.attrs:
+                fails.append("the 2-rank checkpoint lacks integrator's attribute " + added)
+                return
+            del g.attrs[added]
     r = subprocess.run(cmd(args, 2) + ["--restart", "run.ckpt.h5"], cwd=old,
                        capture_output=True, text=True, timeout=600)
     e = math.inf
     if r.returncode == 0:
         e = err_rr(states(os.path.join(old, "run.h5"))[1], full)
-    print("  checkpoint without window_ceiling, resumed on 2 ranks: exit %d, e_rr %.3e"
-          % (r.returncode, e))
+    print("  checkpoint without window_ceiling, window_over_fail, resumed on 2 ranks: "
+          "exit %d, e_rr %.3e" % (r.returncode, e))
     if not e <= TOL:
         fails.append("checkpoint without window_ceiling resumed: exit %d, e_rr %.3e: %s"
                      % (r.returncode, e, r.stderr.strip()))

@@ -78,6 +78,13 @@ static void run_stats(void *ictx, qmol_stats *st) {
     st->wall_integrate += wallclock_seconds() - L->w1 - (L->stats->wall_output - L->out0);
 }
 
+/* A scalar that checkpoints written before it lack: loading from one, the
+ * value is left as it is (the controller's start). */
+static int optional_scalar(state_io *io, const char *name, double *value) {
+    if (io->loading && io->has_scalar && !io->has_scalar(io, name)) return 0;
+    return io->scalar(io, name, value);
+}
+
 /* integrator_state's save, and a restart's load. */
 static int run_state_io(void *ictx, state_io *io) {
     qss_loop *L = ictx;
@@ -85,13 +92,14 @@ static int run_state_io(void *ictx, state_io *io) {
     window_watch *watch = L->use_watch ? &L->watch : NULL;
     double reach = watch ? watch->reach : INFINITY;
     if (watch && !io->loading) MPI_Allreduce(MPI_IN_PLACE, &reach, 1, MPI_DOUBLE, MPI_MIN, L->comm);
-    /* (checkpoints before the ceiling have none: the controller's start) */
-    int has_ceiling = !io->loading || !io->has_scalar || io->has_scalar(io, "window_ceiling");
+    double over_fail = L->ctl.over_fail;
     if (eng_state_io(e, io) || discrete_state_io(e, L->comm, io) ||
         io->scalar(io, "window", &L->W) || io->scalar(io, "reach", &reach) ||
-        (has_ceiling && io->scalar(io, "window_ceiling", &L->ctl.ceiling)))
+        optional_scalar(io, "window_ceiling", &L->ctl.ceiling) ||
+        optional_scalar(io, "window_over_fail", &over_fail))
         return -1;
     if (watch && io->loading) watch->reach = reach;
+    if (io->loading) L->ctl.over_fail = (int)over_fail;
     return 0;
 }
 

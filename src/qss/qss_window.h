@@ -101,7 +101,7 @@ double watch_scale(const qss_engine *e, window_watch *w);
 /* The ceiling after a rejection of pure QSS runs (docs/parallel.md "Window
  * length"): without it the controller doubled back past the rejected
  * length within a few windows and was rejected again (adr1d N = 1e4
- * mLIQSS2 on 2 ranks: 885 of 5,466 windows rejected; 337 with it). The
+ * mLIQSS2 on 2 ranks: 885 windows rejected, 337 with it). The
  * mixed method's windows are CVODE's steps: a ceiling there quadrupled
  * them (adr1d-vardiff N = 1e4, 123 -> 486) and cost more than the
  * rejections it saved. */
@@ -116,7 +116,7 @@ typedef struct window_control {
     int over_fail;         /* windows in a row that drifted beyond WINDOW_DRIFT_FAIL */
     /* after a rejection, windows stay below ceiling_cut times the rejected
      * length (0: no ceiling), a bound that rises by WINDOW_CEILING_LIFT per
-     * accepted window (0: none now) */
+     * accepted window and is dropped once it reaches wmax (0: none now) */
     double ceiling_cut, ceiling;
 } window_control;
 
@@ -129,7 +129,8 @@ void window_next(window_control *c, double drift, double length, double *W);
  * the window's drift (this rank's largest, in quanta), on the earliest time
  * a rank stopped (*stop: this rank's, INFINITY when it did not; NULL: none
  * can) and on whether a progress report is due (*report); the next length
- * is at most the smallest rank's cap (INFINITY: none). Returns -1 when a
+ * is at most the smallest rank's cap (INFINITY: none) and, with
+ * c->ceiling_cut > 0, the ceiling a rejection left. Returns -1 when a
  * rank failed, WINDOW_STOPPED when one stopped (*stop: the earliest; the
  * window must run again up to there; failures that came only at the
  * window end's exchange, e->failed_in_exchange, are cleared),

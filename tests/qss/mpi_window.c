@@ -120,14 +120,16 @@ static void stop_precedence(void **state) {
 /* A rejected window of length L (one rank drifted past reject) leaves a
  * ceiling of ceiling_cut L: the accepted windows after it, drifting nothing
  * (the controller would double them), grow by WINDOW_CEILING_LIFT a window
- * from there, on every rank; without ceiling_cut (the mixed method) they
- * double at once (after the one window that may not grow). */
+ * from there, on every rank, until the ceiling passes wmax and is dropped;
+ * without ceiling_cut (the mixed method) they double at once (after the
+ * one window that may not grow). */
 static void ceiling_after_rejection(void **state) {
     (void)state;
     window_fixture f;
     int report = 0, last = test_nranks() - 1;
     for (int with = 0; with < 2; with++) {
         fixture(&f);
+        f.ctl.wmax = 0.02; /* (the ceiling passes it within the 40 windows) */
         f.ctl.ceiling_cut = with ? WINDOW_CEILING_CUT : 0.0;
         double W = 0.01, L = 0.01;
         int v = window_agree(&f.ctl, &f.e, test_rank() == last ? 5.0 : 0.0, INFINITY, L, &W, NULL,
@@ -143,6 +145,8 @@ static void ceiling_after_rejection(void **state) {
             ok = ok && v == WINDOW_ACCEPTED && fabs(W - want) <= 1e-12 * want;
             length = W;
         }
+        /* ... and, lifted past wmax, the ceiling is dropped */
+        ok = ok && W == f.ctl.wmax && f.ctl.ceiling == 0.0;
         agreed(ok, with ? "windows under the ceiling" : "windows without a ceiling");
     }
 }
