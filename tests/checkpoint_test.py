@@ -27,6 +27,10 @@
   accuracy matrix, where CVODE on adr1d-vardiff needs up to 27.
 - The mixed method on 2 ranks stopped by SIGTERM and resumed on 2 ranks:
   within tol (both blocks start anew from the saved states).
+- buck-heatsink under the mixed method on 2 ranks, where the rank that
+  owns i_L (rank 1) handles the switching alone: its checkpoint holds that
+  rank's discrete variables (the PWM schedule's switch and loss at its
+  time, the diode its crossing's sign says), not rank 0's stale copy.
 - Zero crossings (heat2d-thermostat, LIQSS2) on 2 ranks killed and resumed
   on 2 ranks: equal bit for bit (the problem's discrete variable and the
   crossings' signs are in the checkpoint).
@@ -398,6 +402,56 @@ def without_ceiling(args, where, full, fails):
                      % (r.returncode, e, r.stderr.strip()))
 
 
+BUCK_MIXED = ["--problem", "buck-heatsink", "--method", "mixed", "--qss-method", "liqss2",
+              "--assign", "auto", "--tol", "1e-3", "--samples", "20", "--quiet"]
+
+
+def buck_phase(t, before=False, Ts=1e-4, duty=0.35, ton=1.3e-6, toff=5.5e-6):
+    """buck-heatsink's switch and loss just after t (before: just before)
+    with its default parameters: the PWM schedule of problems/buck.c
+    (phase_state)."""
+    gap = min(ton, toff, duty * Ts - ton, (1.0 - duty) * Ts - toff)
+    u = t - 0.25 * gap if before else t + 0.25 * gap
+    ph = u - math.floor(u / Ts) * Ts
+    return int(ph < duty * Ts), int(ph < ton or ph >= Ts - toff)
+
+
+def discrete_from_handler(args, s, fails):
+    """The mixed method on 2 ranks, buck-heatsink: the rank that owns i_L (rank
+    1 under METIS) handles the switching alone, and the other rank's copy of
+    the problem's discrete variables went stale. Rank 0 writes checkpoints,
+    which stored its stale copy. Now every rank has the handler's at each
+    window end: the checkpoint holds the switch and loss of the PWM schedule
+    at its time (before it, where a time event due there is still pending,
+    as its next_time_event says) and the diode its crossing's sign says."""
+    where = fresh(os.path.join(s, "buck-discrete"))
+    p = start_and_wait(args, BUCK_MIXED + ["--output", "run.h5", "--checkpoint-every", "t=0.0123457"],
+                       where, 2, 3.0)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    for pid in qmol_pids(where):
+        os.kill(pid, signal.SIGKILL)
+    with h5py.File(os.path.join(where, "run.ckpt.h5"), "r") as f:
+        t = float(f.attrs["t"])
+        sw, diode, loss = (int(v) for v in f["problem_discrete"][()])
+        sign = float(f["integrator/crossing_sign"][0])
+        pending = float(f["integrator"].attrs["next_time_event"]) == t
+    with h5py.File(os.path.join(where, "run.h5.partial"), "r") as f:
+        owner = int(f["partition/owner"][0])
+    want_sw, want_loss = buck_phase(t, before=pending)
+    want_diode = int(sign > 0)
+    print("buck-heatsink, mixed on 2 ranks, i_L on rank %d: checkpoint at t=%.9g (a time event "
+          "pending there: %s) holds sw %d diode %d loss %d (the schedule: %d, the crossing: %d, "
+          "%d)" % (owner, t, pending, sw, diode, loss, want_sw, want_diode, want_loss))
+    if owner != 1:
+        fails.append("buck-heatsink on 2 ranks: i_L on rank %d, so rank 0 handles the switching "
+                     "and this check of the other ranks' copy says nothing" % owner)
+    if (sw, diode, loss) != (want_sw, want_diode, want_loss):
+        fails.append("buck-heatsink, 2 ranks: the checkpoint's discrete variables (%d, %d, %d) "
+                     "are not the handler's (%d, %d, %d) at t=%.17g"
+                     % (sw, diode, loss, want_sw, want_diode, want_loss, t))
+
+
 def small_runs(args, s, fails):
     """The 1-rank runs of a few seconds (also run under the sanitizers)."""
     # more methods: their whole state is saved, so the run goes on unchanged
@@ -731,6 +785,8 @@ def main():
             if not e <= TOL or (ranks == 2 and not identical):
                 fails.append("SIGTERM, resumed on %d: identical %s, e_rr %.3e"
                              % (ranks, identical, e))
+
+    discrete_from_handler(args, s, fails)
 
     # zero crossings (a thermostat) on 2 ranks, killed and resumed on 2 ranks:
     # the problem's discrete variable and the crossings' signs are saved

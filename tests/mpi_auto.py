@@ -31,7 +31,9 @@ finish, close to the run on one rank); heat2d 200 x 200, whose mixed split
 N = 1e4's (9,999 on BDF) beside mLIQSS2; adr1d N = 1000 on 2 ranks, whose
 mLIQSS2 run under auto takes windows of its stretches (1/256 of the span),
 not the probes' short ones; adr1d-vardiff N = 1000 at tol 1e-4, whose
-CVODE start is dropped for mLIQSS2's probe from t0.
+CVODE start is dropped for mLIQSS2's probe from t0; buck-heatsink on 2
+ranks, whose switching one rank handles alone (every rank must take its
+discrete variables before a probe evaluates the crossing).
 
 usage: mpi_auto.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 """
@@ -515,6 +517,27 @@ def check_mixed_floor(args, failures):
                        failures)
 
 
+def check_discrete_on_two_ranks(args, failures):
+    """buck-heatsink on 2 ranks: auto runs the mixed split first, and the
+    rank that owns i_L (rank 1) handles the switching alone, so the other
+    rank's copy of the problem's discrete variables went stale. A CVODE
+    probe then evaluated the diode's crossing on each rank from its own copy,
+    the ranks' root searches parted, and MPI aborted the run
+    (MPI_ERR_TRUNCATE at t = 0.065). Every rank now takes the handler's
+    values at each window end: the run must finish and say what ran. Where
+    the probe falls depends on the windows: with --window-min 6e-5 (the
+    mixed split's windows grow from there) it aborted in 5 runs of 5
+    without that, on this machine."""
+    out = os.path.join(args.scratch, "buck-auto-np2.h5")
+    r = qmol(args, 2, ["--problem", "buck-heatsink", "--qss-method", "liqss2"], 5.0, out,
+             ["--method", "auto", "--window-min", "6e-5"])
+    said = re.findall(r"^    t = \S+ +(\S+)", r.stdout, re.M)
+    print("buck-heatsink auto on 2 ranks: exit %d, ran %s" % (r.returncode, said))
+    if r.returncode != 0 or not said:
+        failures.append("buck-heatsink auto on 2 ranks: exit %d, ran %s: %s"
+                        % (r.returncode, said, r.stderr.strip()[-400:]))
+
+
 def main():
     args = parse_args("auto")
     failures = []
@@ -526,6 +549,7 @@ def main():
     check_run_windows(args, failures)
     check_start_dropped(args, failures)
     check_mixed_floor(args, failures)
+    check_discrete_on_two_ranks(args, failures)
     finish(failures)
 
 

@@ -520,6 +520,7 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
         if (catch_up(x, T_end, free_end - T, err, errlen)) return -1;
         control_view(x, T_end - T, h);
         if (x->distributed && window_discontinuities(x, T_end, err, errlen)) return -1;
+        if (x->distributed) discrete_share(e); /* (before a checkpoint or a probe) */
         if (e->failed && !x->distributed) return -1;
         T = T_end;
         if (T == ts) {

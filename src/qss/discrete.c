@@ -195,6 +195,35 @@ static int all_here(const model *m, const qmol_problem *p) {
     return here;
 }
 
+/* Several ranks, one handling the discontinuities alone (here on it): which
+ * rank, for discrete_share, and room for the problem's discrete variables.
+ * Collective; returns 0, or -1 (agreed) with the engine failed. */
+static int share_setup(qss_engine *e, int here, MPI_Comm comm) {
+    int rank, root;
+    MPI_Comm_rank(comm, &rank);
+    root = here ? rank : -1;
+    MPI_Allreduce(MPI_IN_PLACE, &root, 1, MPI_INT, MPI_MAX, comm);
+    int n = e->p->n_discrete;
+    if (n <= 0) return 0;
+    e->disc_vars = malloc((size_t)n * sizeof *e->disc_vars);
+    if (comm_agree(comm, e->disc_vars ? 0 : -1, NULL, 0)) {
+        eng_fail(e, "out of memory for the discontinuities");
+        return -1;
+    }
+    e->disc_root = root;
+    return 0;
+}
+
+void discrete_share(qss_engine *e) {
+    const qmol_problem *p = e->p;
+    if (!e->halo || e->disc_root < 0 || !e->disc_vars) return;
+    int rank;
+    MPI_Comm_rank(e->halo->comm, &rank);
+    if (rank == e->disc_root) p->get_discrete(p->data, e->disc_vars);
+    MPI_Bcast(e->disc_vars, p->n_discrete, MPI_DOUBLE, e->disc_root, e->halo->comm);
+    if (rank != e->disc_root) p->set_discrete(p->data, e->disc_vars);
+}
+
 int discrete_attach(qss_engine *e, unsigned char *watched,
                     int (*outside_ok)(void *ctx, int64_t gid), void *ctx) {
     if (!problem_has_discontinuities(e->p)) return 0;
@@ -219,6 +248,10 @@ int discrete_attach(qss_engine *e, unsigned char *watched,
             here = ranks = 0;
         }
         MPI_Allreduce(MPI_IN_PLACE, &ranks, 1, MPI_INT, MPI_SUM, comm);
+        if (ranks == 1 && share_setup(e, here, comm) != 0) {
+            free(d);
+            return -1;
+        }
         if (ranks == 1 && !here) {
             free(d);
             return 0;

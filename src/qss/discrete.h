@@ -84,6 +84,14 @@ double discrete_next_time(const struct qss_engine *e);
  * every rank, until none fires. Returns 0 or -1 (the engine failed). */
 int discrete_at_window_end(struct qss_engine *e, double T);
 
+/* Several ranks, collective at a window end, where one rank handles the
+ * discontinuities alone (e->disc_root): its values of the problem's discrete
+ * variables (get_discrete) become every rank's (set_discrete), for what
+ * evaluates the problem on every rank from there: a checkpoint, --method
+ * auto's probes and segments (CVODE's crossings on every rank). Otherwise
+ * does nothing. */
+void discrete_share(struct qss_engine *e);
+
 /* A checkpoint's discontinuity state (problems with discontinuities only;
  * collective over comm, which may hold ranks without e->disc): the next
  * time event, which may be due at the window end itself, and each

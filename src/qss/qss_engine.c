@@ -610,6 +610,8 @@ void eng_free(qss_engine *e) {
         free(e->disc);
         e->disc = NULL;
     }
+    free(e->disc_vars);
+    e->disc_vars = NULL;
     free(e->x);
     free(e->q);
     free(e->entry);

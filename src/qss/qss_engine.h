@@ -137,6 +137,11 @@ struct qss_engine {
     void (*on_q_change)(qss_engine *e, int32_t i, double t, const double *old_q, double old_tq);
     void *driver;
     double *activity; /* events per row (o->activity, or the mixed run's own), or NULL */
+    /* Several ranks: the rank that handles the discontinuities alone (the
+     * others' copies of the problem's discrete variables go stale), -1 when
+     * none does; and room for those variables (discrete_share). */
+    int disc_root;
+    double *disc_vars;
     int failed;
     char *err;
     size_t errlen;

@@ -194,6 +194,7 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
 int eng_setup(qss_engine *e, const model *m, const integrator_options *o, const qss_method *method,
               qmol_stats *stats, char *err, size_t errlen) {
     memset(e, 0, sizeof *e);
+    e->disc_root = -1;
     e->m = m;
     e->p = m->problem;
     e->o = o;
@@ -337,6 +338,7 @@ static int end_window(qss_loop *L, double T_end, const window_mark *mark) {
     }
     journal_accept(e);
     if (e->disc && e->disc->collective) discrete_at_window_end(e, T_end);
+    discrete_share(e);
     return 0;
 }
 
