@@ -140,6 +140,16 @@ def start_and_wait(args, extra, cwd, ranks, until):
     raise RuntimeError("no checkpoint past t = %g in 600 s" % until)
 
 
+def killed_after(args, extra, cwd, ranks, until):
+    """A run with checkpoints killed (SIGKILL, every rank) once its
+    checkpoint is past `until`."""
+    p = start_and_wait(args, extra, cwd, ranks, until)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    for pid in qmol_pids(cwd):
+        os.kill(pid, signal.SIGKILL)
+
+
 def qmol_pids(output_dir):
     """The qmol processes whose working directory is output_dir (the ranks)."""
     pids = []
@@ -425,12 +435,8 @@ def discrete_from_handler(args, s, fails):
     at its time (before it, where a time event due there is still pending,
     as its next_time_event says) and the diode its crossing's sign says."""
     where = fresh(os.path.join(s, "buck-discrete"))
-    p = start_and_wait(args, BUCK_MIXED + ["--output", "run.h5", "--checkpoint-every", "t=0.0123457"],
-                       where, 2, 3.0)
-    os.killpg(p.pid, signal.SIGKILL)
-    p.wait()
-    for pid in qmol_pids(where):
-        os.kill(pid, signal.SIGKILL)
+    killed_after(args, BUCK_MIXED + ["--output", "run.h5", "--checkpoint-every", "t=0.0123457"],
+                 where, 2, 3.0)
     with h5py.File(os.path.join(where, "run.ckpt.h5"), "r") as f:
         t = float(f.attrs["t"])
         sw, diode, loss = (int(v) for v in f["problem_discrete"][()])
@@ -792,12 +798,8 @@ def main():
     # the problem's discrete variable and the crossings' signs are saved
     thermo = fresh(os.path.join(s, "thermostat"))
     subprocess.run(cmd(args, 2) + THERMOSTAT + ["--output", "full.h5"], cwd=thermo, check=True)
-    p = start_and_wait(args, THERMOSTAT + ["--output", "run.h5", "--checkpoint-every", "t=0.1"],
-                       thermo, 2, 0.5)
-    os.killpg(p.pid, signal.SIGKILL)
-    p.wait()
-    for pid in qmol_pids(thermo):
-        os.kill(pid, signal.SIGKILL)
+    killed_after(args, THERMOSTAT + ["--output", "run.h5", "--checkpoint-every", "t=0.1"], thermo,
+                 2, 0.5)
     t_m = ckpt_time(os.path.join(thermo, "run.ckpt.h5"))
     r = subprocess.run(cmd(args, 2) + ["--restart", "run.ckpt.h5"], cwd=thermo,
                        capture_output=True, text=True, timeout=600)
