@@ -526,7 +526,7 @@ def check_discrete_on_two_ranks(args, failures):
     (MPI_ERR_TRUNCATE at t = 0.065). Every rank now takes the handler's
     values at each window end: the run must finish and say what ran. Where
     the probe falls depends on the windows: with --window-min 6e-5 (the
-    mixed split's windows grow from there) it aborted in 5 runs of 5
+    mixed split's windows grow from there) it aborted in 3 runs of 3
     without that, on this machine."""
     out = os.path.join(args.scratch, "buck-auto-np2.h5")
     r = qmol(args, 2, ["--problem", "buck-heatsink", "--qss-method", "liqss2"], 5.0, out,
