@@ -216,7 +216,8 @@ static int share_setup(qss_engine *e, int here, MPI_Comm comm) {
 
 void discrete_share(qss_engine *e) {
     const qmol_problem *p = e->p;
-    if (!e->halo || e->disc_root < 0 || !e->disc_vars) return;
+    if (!e->halo || e->disc_root < 0 || !e->disc_vars || !e->disc_changed) return;
+    e->disc_changed = 0;
     int rank;
     MPI_Comm_rank(e->halo->comm, &rank);
     if (rank == e->disc_root) p->get_discrete(p->data, e->disc_vars);
@@ -490,6 +491,8 @@ void discrete_event(qss_engine *e, double t) {
     discrete *d = e->disc;
     const qmol_problem *p = d->p;
     int32_t c = heap_top(&d->heap);
+    /* (discrete_share) */
+    e->disc_changed = 1;
     if (c == d->nc) { /* a time event */
         p->on_time_event(p->data, t);
         e->stats->time_events++;

@@ -84,12 +84,13 @@ double discrete_next_time(const struct qss_engine *e);
  * every rank, until none fires. Returns 0 or -1 (the engine failed). */
 int discrete_at_window_end(struct qss_engine *e, double T);
 
-/* Several ranks, collective at a window end, where one rank handles the
- * discontinuities alone (e->disc_root): its values of the problem's discrete
- * variables (get_discrete) become every rank's (set_discrete), for what
- * evaluates the problem on every rank from there: a checkpoint, --method
- * auto's probes and segments (CVODE's crossings on every rank). Otherwise
- * does nothing. */
+/* Several ranks, collective at a window end after window_agree, where one
+ * rank handles the discontinuities alone (e->disc_root) and its handlers
+ * ran since the last share (e->disc_changed, as agreed): its values of the
+ * problem's discrete variables (get_discrete) become every rank's
+ * (set_discrete), for what evaluates the problem on every rank from there:
+ * a checkpoint, --method auto's probes and segments (CVODE's crossings on
+ * every rank). Otherwise does nothing (no collective). */
 void discrete_share(struct qss_engine *e);
 
 /* A checkpoint's discontinuity state (problems with discontinuities only;

@@ -139,9 +139,12 @@ struct qss_engine {
     double *activity; /* events per row (o->activity, or the mixed run's own), or NULL */
     /* Several ranks: the rank that handles the discontinuities alone (the
      * others' copies of the problem's discrete variables go stale), -1 when
-     * none does; and room for those variables (discrete_share). */
+     * none does; room for those variables (discrete_share); and whether
+     * its handlers ran since they were last shared (that rank's; agreed
+     * over the ranks by window_agree). */
     int disc_root;
     double *disc_vars;
+    int disc_changed;
     int failed;
     char *err;
     size_t errlen;

@@ -252,11 +252,15 @@ int window_agree(window_control *c, qss_engine *e, double drift, double cap, dou
     const integrator_options *o = e->o;
     double wt = wallclock_seconds();
     /* (-2: failed in the window; -1: only in its end's exchange) */
-    double v[5] = {-drift, e->failed ? (e->failed_in_exchange ? -1.0 : -2.0) : 0.0,
-                   o->progress && progress_due(o->progress) ? -1.0 : 0.0, cap,
-                   stop ? *stop : INFINITY};
-    MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_DOUBLE, MPI_MIN, e->halo->comm);
+    double v[6] = {-drift,
+                   e->failed ? (e->failed_in_exchange ? -1.0 : -2.0) : 0.0,
+                   o->progress && progress_due(o->progress) ? -1.0 : 0.0,
+                   cap,
+                   stop ? *stop : INFINITY,
+                   e->disc_changed ? -1.0 : 0.0};
+    MPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_DOUBLE, MPI_MIN, e->halo->comm);
     e->stats->wall_wait += wallclock_seconds() - wt;
+    e->disc_changed = v[5] < 0.0; /* (any rank's: discrete_share) */
     *report = v[2] < 0.0;
     if (v[1] < -1.5) return -1;
     if (stop && v[4] < INFINITY) { /* (the exchange's failure is taken back too) */

@@ -128,7 +128,8 @@ void window_next(window_control *c, double drift, double length, double *W);
 /* Collective over e->halo->comm (one MPI_Allreduce): agrees on failure, on
  * the window's drift (this rank's largest, in quanta), on the earliest time
  * a rank stopped (*stop: this rank's, INFINITY when it did not; NULL: none
- * can) and on whether a progress report is due (*report); the next length
+ * can), on whether a progress report is due (*report) and on whether a
+ * rank's discontinuity handlers ran (e->disc_changed); the next length
  * is at most the smallest rank's cap (INFINITY: none) and, with
  * c->ceiling_cut > 0, the ceiling a rejection left. Returns -1 when a
  * rank failed, WINDOW_STOPPED when one stopped (*stop: the earliest; the
