@@ -72,6 +72,16 @@ CASES = {
 SWITCHES = ("vardiff",)
 
 
+def segments_said(stdout):
+    """The summary's methods over time: (t as printed, method) per segment."""
+    return re.findall(r"^    t = (\S+) +(\S+)", stdout, re.M)
+
+
+def methods_said(stdout):
+    """The summary's methods over time, by name, in order."""
+    return [m for _, m in segments_said(stdout)]
+
+
 def qmol(args, np_, problem, tf, out, extra, samples=10, env=None):
     pre = shlex.split(args.mpiexec) + ["-n", str(np_)] if np_ > 1 else []
     cmd = pre + [args.qmol, "run"] + problem + ["--tf", repr(tf), "--samples", str(samples),
@@ -98,7 +108,7 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
     if r.returncode != 0:
         failures.append("%s auto P=%d: exit %d: %s" % (name, p, r.returncode, r.stderr.strip()))
         return
-    said = re.findall(r"^    t = (\S+) +(\S+)", r.stdout, re.M)
+    said = segments_said(r.stdout)
     chose = [m for _, m in said]
     res = read_result(out)
     e = e_rr(res.states, xref)
@@ -252,7 +262,7 @@ def check_kept_probes(args, bound, failures):
         if r.returncode != 0:
             failures.append("vardiff kept P=%d: exit %d: %s" % (p, r.returncode, r.stderr.strip()))
             continue
-        segments = [(float(t), m) for t, m in re.findall(r"^    t = (\S+) +(\S+)", r.stdout, re.M)]
+        segments = [(float(t), m) for t, m in segments_said(r.stdout)]
         check_tally("vardiff kept", p, r.stdout, len(segments), failures)
         check_activity("vardiff kept", p, out, segments, failures)
         kept = [int(k) for k in re.findall(r"^auto: +\S+ +kept +\[[^]]*\], (\d+) samples",
@@ -308,7 +318,7 @@ def check_foresight(args, failures):
             failures.append("vardiff N = 1000 auto P=%d: exit %d: %s"
                             % (p, r.returncode, r.stderr.strip()))
             continue
-        segments = [(float(t), m) for t, m in re.findall(r"^    t = (\S+) +(\S+)", r.stdout, re.M)]
+        segments = [(float(t), m) for t, m in segments_said(r.stdout)]
         check_tally("vardiff N = 1000", p, r.stdout, len(segments), failures)
         ahead = re.search(r"(\d+) ahead of activity", r.stdout)
         handed = [float(t) for t in re.findall(r"^auto: +mixed +ahead at (\S+):", r.stderr, re.M)]
@@ -360,7 +370,7 @@ def check_shortest_windows(args, failures):
             if r.returncode != 0:
                 failures.append("%s P=%d: exit %d: %s" % (what, p, r.returncode, r.stderr.strip()))
                 break
-            said = re.findall(r"^    t = \S+ +(\S+)", r.stdout, re.M)
+            said = methods_said(r.stdout)
             if rule and "mixed" in said:
                 failures.append("%s P=%d: ran the mixed method: %s" % (what, p, said))
             outs.append(read_result(out).states)
@@ -392,7 +402,7 @@ def check_run_windows(args, failures):
             return
         res = read_result(out)
         runs[m] = (int(res.stats["windows"]), e_rr(res.states, xref))
-        said = re.findall(r"^    t = \S+ +(\S+)", r.stdout, re.M)
+        said = methods_said(r.stdout)
         if m == "auto" and "mliqss2" not in said:
             failures.append("adr1d N = 1000 auto P=2: ran %s, not mLIQSS2 (23 times cheaper "
                             "than CVODE)" % said)
@@ -436,7 +446,7 @@ def check_start_dropped(args, failures):
             failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: exit %d: %s"
                             % (p, r.returncode, r.stderr.strip()))
             continue
-        said = re.findall(r"^    t = (\S+) +(\S+)", r.stdout, re.M)
+        said = segments_said(r.stdout)
         dropped = re.search(r"^    the start \(CVODE's, to t = \S+\) was dropped", r.stdout, re.M)
         e = first_error(out)
         print("vardiff N = 1000 auto tol 1e-4 P=%d: first segments %s, start dropped: %s, "
@@ -524,14 +534,15 @@ def check_discrete_on_two_ranks(args, failures):
     probe then evaluated the diode's crossing on each rank from its own copy,
     the ranks' root searches parted, and MPI aborted the run
     (MPI_ERR_TRUNCATE at t = 0.065). Every rank now takes the handler's
-    values at each window end: the run must finish and say what ran. Where
+    values after each window in which its handlers ran: the run must finish
+    and say what ran. Where
     the probe falls depends on the windows: with --window-min 6e-5 (the
     mixed split's windows grow from there) it aborted in 3 runs of 3
     without that, on this machine."""
     out = os.path.join(args.scratch, "buck-auto-np2.h5")
     r = qmol(args, 2, ["--problem", "buck-heatsink", "--qss-method", "liqss2"], 5.0, out,
              ["--method", "auto", "--window-min", "6e-5"])
-    said = re.findall(r"^    t = \S+ +(\S+)", r.stdout, re.M)
+    said = methods_said(r.stdout)
     print("buck-heatsink auto on 2 ranks: exit %d, ran %s" % (r.returncode, said))
     if r.returncode != 0 or not said:
         failures.append("buck-heatsink auto on 2 ranks: exit %d, ran %s: %s"
