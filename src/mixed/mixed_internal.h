@@ -59,7 +59,14 @@ typedef struct mixed {
     int32_t nhistory, history_cap;
     int32_t *history_last;              /* per export: its newest piece */
     int32_t *bdf_readers, nbdf_readers; /* QSS rows reading a BDF state */
-    int32_t *slope_rows, nslope_rows;   /* BDF rows whose slope QSS may read */
+    /* per reader r, its BDF columns read_col[read_ptr[r] .. read_ptr[r + 1])
+     * and |df / dcolumn| as last measured (measure_readers), read_age
+     * windows ago */
+    int64_t *read_ptr;
+    int32_t *read_col;
+    double *read_sens;
+    int read_age;
+    int32_t *slope_rows, nslope_rows; /* BDF rows whose slope QSS may read */
     cvode_block *bdf;
     const double *y;    /* BDF states at the window start (CVODE's vector) */
     double *y0;         /* the initial values, before CVODE exists */
@@ -69,9 +76,12 @@ typedef struct mixed {
     double *col_curv;   /* per QSS BDF column: y'' from the slopes since anchor_t */
     double anchor_t;    /* where the curvatures were last measured from */
     double view_drift;  /* the last window's worst view drift, in quanta (control_view) */
+    double read_drift;  /* ... and its readers' worst drift, in their quanta */
     double view_window; /* the view drift controller's next window (infinity at first) */
     double *lay_vals;   /* layout-sized: the inputs' exchange (BDF values at T after a renewal) */
     double *lay_slope;  /* layout-sized: BDF slopes at T */
+    double *view_area;  /* per QSS column c >= nq: integral of BDF value - view, last window */
+    double *unit_area;  /* ... zeros (measure_readers' scratch) */
     double *bdf_work;   /* the BDF block's columns at T */
     double *vals;       /* scratch of the longest BDF row */
     double *listed;     /* model_rhs's scratch for mb */

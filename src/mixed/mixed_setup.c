@@ -28,8 +28,10 @@ void mixed_free(mixed *x) {
     free(x->q_start), free(x->q_integral), free(x->q_upto);
     free(x->reader_ptr), free(x->reader_entry), free(x->reader_row);
     free(x->history), free(x->history_last), free(x->bdf_readers), free(x->slope_rows);
+    free(x->read_ptr), free(x->read_col), free(x->read_sens);
     free(x->y0), free(x->ydot), free(x->col_slope), free(x->col_anchor), free(x->col_curv);
-    free(x->lay_vals), free(x->lay_slope), free(x->bdf_work), free(x->abstol_b), free(x->vals);
+    free(x->lay_vals), free(x->lay_slope), free(x->view_area), free(x->unit_area),
+        free(x->bdf_work), free(x->abstol_b), free(x->vals);
     free(x->listed);
     memset(x, 0, sizeof *x);
 }
@@ -92,6 +94,32 @@ static int split_columns(mixed *x, const unsigned char *method, const unsigned c
 
 /* The exported QSS states, the BDF rows whose slopes are needed, the QSS
  * readers of BDF states, per-export storage. Returns 0 or -1. */
+/* The readers' BDF columns (read_ptr, read_col; read_sens measured at the
+ * first window end). Returns 0 or -1 (out of memory). */
+static int build_read_entries(mixed *x) {
+    const model *mq = &x->mq;
+    x->read_ptr = malloc(((size_t)x->nbdf_readers + 1) * sizeof *x->read_ptr);
+    if (!x->read_ptr) return -1;
+    int64_t len = 0;
+    for (int32_t r = 0; r < x->nbdf_readers; r++) {
+        int32_t j = x->bdf_readers[r];
+        x->read_ptr[r] = len;
+        for (int64_t e = mq->row_ptr[j]; e < mq->row_ptr[j + 1]; e++)
+            len += mq->row_col[e] >= x->first_bdf_col;
+    }
+    x->read_ptr[x->nbdf_readers] = len;
+    x->read_col = malloc(((size_t)len + 1) * sizeof *x->read_col);
+    x->read_sens = calloc((size_t)len + 1, sizeof *x->read_sens);
+    if (!x->read_col || !x->read_sens) return -1;
+    for (int32_t r = 0; r < x->nbdf_readers; r++) {
+        int32_t j = x->bdf_readers[r];
+        int64_t k = x->read_ptr[r];
+        for (int64_t e = mq->row_ptr[j]; e < mq->row_ptr[j + 1]; e++)
+            if (mq->row_col[e] >= x->first_bdf_col) x->read_col[k++] = mq->row_col[e];
+    }
+    return 0;
+}
+
 static int build_coupling(mixed *x) {
     int32_t nl = x->m->n_cols, nbcols = x->mq.n_cols - x->first_bdf_col;
     unsigned char *input = calloc((size_t)nl + 1, 1), *sloped = calloc((size_t)nl + 1, 1);
@@ -109,13 +137,15 @@ static int build_coupling(mixed *x) {
     x->col_anchor = calloc(nc, sizeof(double));
     x->lay_vals = calloc((size_t)nl + 1, sizeof(double));
     x->lay_slope = calloc((size_t)nl + 1, sizeof(double));
+    x->view_area = calloc((size_t)(x->mq.n_cols - x->nq) + 1, sizeof(double));
+    x->unit_area = calloc((size_t)(x->mq.n_cols - x->nq) + 1, sizeof(double));
     x->bdf_work = calloc((size_t)x->mb.n_cols + 1, sizeof(double));
     x->vals = malloc(((size_t)x->mb.max_row + 1) * sizeof(double));
     x->listed = malloc((model_scratch_size(&x->mb) + 1) * sizeof(double));
     if (!x->vals || !x->listed || !input || !sloped || !x->export_q || !x->export_of ||
         !x->watched || !x->bdf_readers || !x->slope_rows || !x->y0 || !x->ydot || !x->abstol_b ||
         !x->col_slope || !x->col_curv || !x->col_anchor || !x->lay_vals || !x->lay_slope ||
-        !x->bdf_work) {
+        !x->view_area || !x->unit_area || !x->bdf_work) {
         free(input), free(sloped);
         return -1;
     }
@@ -152,6 +182,7 @@ static int build_coupling(mixed *x) {
             reads |= mq->row_col[e] >= x->first_bdf_col;
         if (reads) x->bdf_readers[x->nbdf_readers++] = j;
     }
+    if (build_read_entries(x)) return -1;
     const qmol_problem *p = x->m->problem;
     for (int32_t b = 0; b < x->nb; b++) {
         double scale = p->abstol_scale ? p->abstol_scale(p->data, x->gid_b[b]) : 1.0;

@@ -250,6 +250,35 @@ static void vardiff_reference(void **state) {
     run_free(cv);
 }
 
+/* A stiff row reading a BDF state: heat1d N = 200 (1 / h^2 = 4e4), the right
+ * half on BDF, one rank. The interface's QSS reader reads its BDF neighbour
+ * as a polynomial from the window's start that parts from the truth with one
+ * sign, and heat left the rod there (e_rr 3.7e-3 at tol 1e-3 and 5.6e-4 at
+ * 1e-4 under mLIQSS2) until the readers' drift bounded the windows
+ * (docs/methods.md, "View drift controller"): e_rr against CVODE at 1e-10
+ * within 1.5 tol for mLIQSS2 and LIQSS2, at tol 1e-3 and 1e-4. */
+static void stiff_reader_of_bdf(void **state) {
+    (void)state;
+    const char *sets[] = {"N=200"};
+    test_run *ref = run_problem("heat1d", sets, 1, "cvode", 1e-10, 1e-12, 0.0, 10, 0, 1);
+    assert_int_equal(ref->rc, 0);
+    const char *methods[] = {"mliqss2", "liqss2"};
+    double tols[] = {1e-3, 1e-4};
+    for (size_t m = 0; m < 2; m++)
+        for (size_t k = 0; k < 2; k++) {
+            test_run *r = run_mixed("heat1d", sets, 1, methods[m], "i>=100", COUPLING_HISTORY,
+                                    tols[k], tols[k] / 10.0, 0.0, 10);
+            if (r->rc != 0) fail_msg("mixed/%s: %s", methods[m], r->err);
+            double e = run_relative_error(r, ref);
+            printf("heat1d N=200 mixed/%s tol %g: e_rr %.3e, %llu BDF steps\n", methods[m], tols[k],
+                   e, (unsigned long long)r->stats.nst);
+            if (!(e <= 1.5 * tols[k]))
+                fail_msg("mixed/%s tol %g: e_rr %g > 1.5 tol", methods[m], tols[k], e);
+            run_free(r);
+        }
+    run_free(ref);
+}
+
 /* An assignment leaving one block empty is an error, not a silent pure run. */
 static void empty_block_refused(void **state) {
     (void)state;
@@ -270,6 +299,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(discontinuity_states_stay_qss),
         cmocka_unit_test(heat_exact),
         cmocka_unit_test(vardiff_reference),
+        cmocka_unit_test(stiff_reader_of_bdf),
         cmocka_unit_test(empty_block_refused),
     };
     return QMOL_RUN_TESTS(argc, argv, tests);
