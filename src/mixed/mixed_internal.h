@@ -60,8 +60,8 @@ typedef struct mixed {
     int32_t *history_last;              /* per export: its newest piece */
     int32_t *bdf_readers, nbdf_readers; /* QSS rows reading a BDF state */
     /* per reader r, its BDF columns read_col[read_ptr[r] .. read_ptr[r + 1])
-     * and |df / dcolumn| as last measured (measure_readers), read_age
-     * windows ago */
+     * and |df / dcolumn| as last measured (measure_readers), measured again
+     * after read_age more windows */
     int64_t *read_ptr;
     int32_t *read_col;
     double *read_sens;

@@ -314,7 +314,7 @@ static void control_view(mixed *x, double length, double planned) {
     double p = x->e.order >= 2 ? 2.0 : 1.0;
     double factor = r > 0.0 ? VIEW_SAFETY * pow(r, -1.0 / p) : VIEW_GROWTH;
     /* (the readers' drift grows as the view's times the window) */
-    double rr = x->coupling == COUPLING_HISTORY ? x->read_drift : 0.0;
+    double rr = x->read_drift; /* (0 under the other couplings) */
     if (rr > 0.0) factor = fmin(factor, VIEW_SAFETY * pow(rr, -1.0 / (p + 1.0)));
     if (rr > r) r = rr;
     double next = length * fmin(VIEW_GROWTH, fmax(VIEW_SHRINK, factor));
@@ -385,51 +385,56 @@ static void checkpoint_stats(void *ictx, qmol_stats *s) {
     add_bdf_stats(ictx, s, err, sizeof err);
 }
 
-/* The readers' drift of the window [x->tk, T] (x->read_drift, control_view):
- * how far each QSS row reading a BDF state moved from where reading the
- * truth would have taken it, in its quanta, the largest. That is f's change
- * along the area between the truth and the view over the window
- * (view_area, trapezoidal: exact where the view's error grows linearly, 1.5
- * times it where quadratically), as for stale ghosts between ranks
- * (qssx_window), bounded here by the sum over the row's BDF columns of
- * |df / dcolumn| |area| with the partials measured (a secant over the
- * column's quantum) every READ_REFRESH windows: measured at every window,
- * diurnal (`--bdf "c==0"`, tol 1e-4: every QSS row reads a BDF state, 7,900
- * windows) took 0.75-1.03 s against 0.52-0.76 s. The view's own drift,
- * within a quantum of the BDF state, says nothing of it where a stiff row
- * reads it: heat1d N = 1000 (1 / h^2 = 1e6), `--bdf "x>0.5"`, tol 1e-3, one
- * rank, mLIQSS2: views within 0.06 to 0.4 of a quantum moved the
- * interface's reader by 100 to 700 of its quanta a window, one-signed (a
- * linear view of a decaying, convex y lies below it): heat left the rod
- * there, and e_rr was 6.6e-3 (1.7e-2 with `--precond jacobi`; CVODE alone
- * 2.0e-3, mLIQSS2 alone 4.5e-4). Windows capped at 1e-4 kept the readers
- * within 0.6 quanta and e_rr at 4.8e-4; held to a quantum by the
- * controller, 8.3e-4 and 9.8e-4. Moving the readers' x by that change
- * instead (qssx_window's correction) made it worse, 1.5e-2: a stiff reader
- * does not keep what it is given, and the views then overshot window after
- * window. */
+/* The readers' drift of the window [x->tk, T] (x->read_drift, control_view;
+ * history coupling): for each QSS row reading a BDF state, how far f would
+ * have moved its x with the truth in place of the view (its own response
+ * left out: a stiff row would relax part of it), in its quanta, the
+ * largest. That is f's change along the area between the truth and the
+ * view over the window (view_area, trapezoidal: exact where the view's
+ * error grows linearly, 1.5 times it where quadratically), as for stale
+ * ghosts between ranks (qssx_window), bounded here by the sum over the
+ * row's BDF columns of |df / dcolumn| |area|, the partials measured (a
+ * secant over the column's quantum) every READ_REFRESH windows and after
+ * windows whose handlers ran: measured at every window, diurnal (`--bdf
+ * "c==0"`, tol 1e-4: every QSS row reads a BDF state, 7,900 windows) took
+ * 0.75-1.03 s against 0.52-0.76 s. A partial that is not finite keeps its
+ * last value. The view's own drift, within a quantum of the BDF state,
+ * says nothing of this where a stiff row reads it: heat1d N = 1000 (1 / h^2
+ * = 1e6), `--bdf "x>0.5"`, tol 1e-3, one rank, mLIQSS2, 10 samples: views
+ * within 0.06 to 0.4 of a quantum moved the interface's reader by 100 to
+ * 700 of its quanta a window, one-signed (a linear view of a decaying,
+ * convex y lies below it): heat left the rod there, and e_rr was 6.6e-3
+ * (1.7e-2 with `--precond jacobi`; CVODE alone 2.0e-3, mLIQSS2 alone
+ * 4.5e-4). Windows capped at 1e-4 kept the readers within 0.6 quanta and
+ * e_rr at 4.8e-4; held to a quantum by the controller, 5.3e-4 and 8.6e-4.
+ * Moving the readers' x by that change instead (qssx_window's correction)
+ * made it worse, 1.5e-2: a stiff reader does not keep what it is given,
+ * and the views then overshot window after window. */
 #define READ_REFRESH 16
 
 static void measure_readers(mixed *x, double T) {
     qss_engine *e = &x->e;
     double *unit = x->unit_area;
+    x->read_drift = 0.0;
+    if (x->coupling != COUPLING_HISTORY) return;
+    if (e->disc && e->disc->handled_at >= x->tk) x->read_age = 0; /* rows may have changed */
     if (x->read_age-- <= 0) {
         x->read_age = READ_REFRESH - 1;
         for (int32_t r = 0; r < x->nbdf_readers && !e->failed; r++)
             for (int64_t k = x->read_ptr[r]; k < x->read_ptr[r + 1]; k++) {
                 int32_t c = x->read_col[k] - x->nq;
                 unit[c] = 1.0;
-                x->read_sens[k] = fabs(eng_stale_drift(e, x->bdf_readers[r], T, unit));
+                double s = fabs(eng_stale_drift(e, x->bdf_readers[r], T, unit));
                 unit[c] = 0.0;
+                if (isfinite(s)) x->read_sens[k] = s;
             }
     }
-    x->read_drift = 0.0;
     for (int32_t r = 0; r < x->nbdf_readers; r++) {
         double dx = 0.0;
         for (int64_t k = x->read_ptr[r]; k < x->read_ptr[r + 1]; k++)
             dx += x->read_sens[k] * fabs(x->view_area[x->read_col[k] - x->nq]);
         double drift = dx / e->x[x->bdf_readers[r]].dq;
-        if (drift > x->read_drift) x->read_drift = drift;
+        if (drift > x->read_drift && isfinite(drift)) x->read_drift = drift;
     }
 }
 

@@ -92,8 +92,6 @@ static int split_columns(mixed *x, const unsigned char *method, const unsigned c
     return rc;
 }
 
-/* The exported QSS states, the BDF rows whose slopes are needed, the QSS
- * readers of BDF states, per-export storage. Returns 0 or -1. */
 /* The readers' BDF columns (read_ptr, read_col; read_sens measured at the
  * first window end). Returns 0 or -1 (out of memory). */
 static int build_read_entries(mixed *x) {
@@ -120,6 +118,8 @@ static int build_read_entries(mixed *x) {
     return 0;
 }
 
+/* The exported QSS states, the BDF rows whose slopes are needed, the QSS
+ * readers of BDF states, per-export storage. Returns 0 or -1. */
 static int build_coupling(mixed *x) {
     int32_t nl = x->m->n_cols, nbcols = x->mq.n_cols - x->first_bdf_col;
     unsigned char *input = calloc((size_t)nl + 1, 1), *sloped = calloc((size_t)nl + 1, 1);

@@ -255,7 +255,7 @@ static void vardiff_reference(void **state) {
  * as a polynomial from the window's start that parts from the truth with one
  * sign, and heat left the rod there (e_rr 3.7e-3 at tol 1e-3 and 5.6e-4 at
  * 1e-4 under mLIQSS2) until the readers' drift bounded the windows
- * (docs/methods.md, "View drift controller"): e_rr against CVODE at 1e-10
+ * (docs/methods.md, "The readers' drift"): e_rr against CVODE at 1e-10
  * within 1.5 tol for mLIQSS2 and LIQSS2, at tol 1e-3 and 1e-4. */
 static void stiff_reader_of_bdf(void **state) {
     (void)state;
