@@ -61,11 +61,13 @@ typedef struct mixed {
     int32_t *bdf_readers, nbdf_readers; /* QSS rows reading a BDF state */
     /* per reader r, its BDF columns read_col[read_ptr[r] .. read_ptr[r + 1])
      * and |df / dcolumn| as last measured (measure_readers), measured again
-     * after read_age more windows */
+     * after read_age more windows, or when the handler rounds run here
+     * differ from read_handled */
     int64_t *read_ptr;
     int32_t *read_col;
     double *read_sens;
     int read_age;
+    uint64_t read_handled;
     int32_t *slope_rows, nslope_rows; /* BDF rows whose slope QSS may read */
     cvode_block *bdf;
     const double *y;    /* BDF states at the window start (CVODE's vector) */

@@ -417,7 +417,10 @@ static void measure_readers(mixed *x, double T) {
     double *unit = x->unit_area;
     x->read_drift = 0.0;
     if (x->coupling != COUPLING_HISTORY) return;
-    if (e->disc && e->disc->handled_at >= x->tk) x->read_age = 0; /* rows may have changed */
+    if (e->disc && e->disc->handled != x->read_handled) { /* rows may have changed */
+        x->read_handled = e->disc->handled;
+        x->read_age = 0;
+    }
     if (x->read_age-- <= 0) {
         x->read_age = READ_REFRESH - 1;
         for (int32_t r = 0; r < x->nbdf_readers && !e->failed; r++)

@@ -425,6 +425,7 @@ static void after_handler(qss_engine *e, discrete *d, double t) {
     for (int64_t c = 0; c < d->nc; c++)
         predict(e, d, c, t);
     if (d->affects_outside) d->handled_at = t;
+    d->handled++;
 }
 
 double discrete_next_time(const qss_engine *e) {

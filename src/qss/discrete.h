@@ -39,6 +39,7 @@ typedef struct discrete {
     double *vals, *vals2, *slopes, *curv; /* scratch: longest crossing row */
     event_heap heap;                      /* nc crossings, then index nc: the next time event */
     double handled_at;                    /* time of the last handler that affects_outside */
+    uint64_t handled;                     /* handler rounds run here so far (after_handler) */
     unsigned char *watched_own;           /* the engine's WATCH_ bits, when allocated here */
     /* Several ranks (collective): discrete events are handled at window
      * ends by every rank together (discrete_at_window_end); each crossing is
