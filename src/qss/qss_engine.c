@@ -7,6 +7,7 @@
 #include "qss/discrete.h"
 #include "comm/halo.h"
 #include "qss/poly.h"
+#include "qss/row_shapes.h"
 #include "core/wallclock.h"
 
 #include <float.h>
@@ -134,24 +135,32 @@ void eng_update_quantum(qss_engine *e, int32_t i) {
 
 void eng_prefetch_deps(const qss_engine *e, int32_t i) {
     const model *m = e->m;
-    int64_t first = m->dep_ptr[i], last = m->dep_ptr[i + 1];
+    int32_t base;
+    int len = 0;
+    const int32_t *deps = eng_deps(e, i, &len, &base);
     /* in stages, so that each stage's loads are independent of one another
      * and their misses overlap: each dependent's x record, time and row
-     * start; then, where the q records do not stay in cache, the rows'
-     * columns and the q's they read */
-    for (int64_t p = first; p < last; p++) {
-        int32_t j = m->dep_row[p];
+     * (its shape, or its start in the CSR); then, where the q records do
+     * not stay in cache, the rows' columns and the q's they read */
+    for (int p = 0; p < len; p++) {
+        int32_t j = base + deps[p];
         __builtin_prefetch(&e->x[j]);
         if (j < e->n) __builtin_prefetch(&e->heap.time[j]);
-        __builtin_prefetch(&m->row_ptr[j]);
+        if (e->shapes.row)
+            __builtin_prefetch(&e->shapes.row[j]);
+        else
+            __builtin_prefetch(&m->row_ptr[j]);
     }
     if (!e->prefetch_inputs) return;
-    for (int64_t p = first; p < last; p++)
-        __builtin_prefetch(&m->row_col[m->row_ptr[m->dep_row[p]]]);
-    for (int64_t p = first; p < last; p++) {
-        int32_t j = m->dep_row[p];
-        for (int64_t k = m->row_ptr[j]; k < m->row_ptr[j + 1]; k++)
-            __builtin_prefetch(&e->q[m->row_col[k]]);
+    if (!e->shapes.row)
+        for (int p = 0; p < len; p++)
+            __builtin_prefetch(&m->row_col[m->row_ptr[base + deps[p]]]);
+    for (int p = 0; p < len; p++) {
+        int32_t j = base + deps[p], cbase;
+        int rlen = 0;
+        const int32_t *cols = eng_row(e, j, &rlen, &cbase);
+        for (int k = 0; k < rlen; k++)
+            __builtin_prefetch(&e->q[cbase + cols[k]]);
     }
 }
 
@@ -159,26 +168,31 @@ void eng_prefetch_next(const qss_engine *e) {
     int32_t guess = heap_next_guess(&e->heap);
     if (guess < 0) return;
     __builtin_prefetch(&e->x[guess]);
-    __builtin_prefetch(&e->m->dep_ptr[guess]);
-    __builtin_prefetch(&e->m->row_ptr[guess]);
+    if (e->shapes.row) {
+        __builtin_prefetch(&e->shapes.deps[guess]);
+        __builtin_prefetch(&e->shapes.row[guess]);
+    } else {
+        __builtin_prefetch(&e->m->dep_ptr[guess]);
+        __builtin_prefetch(&e->m->row_ptr[guess]);
+    }
     __builtin_prefetch(&e->heap.time[guess]);
 }
 
 /* Gathers q (and its slope and half curvature) of row j at t into scratch,
  * and notes where the row reads x_j (e->own_entry). */
 static int gather_row(qss_engine *e, int32_t j, double t) {
-    const model *m = e->m;
-    int64_t start = m->row_ptr[j];
-    int len = (int)(m->row_ptr[j + 1] - start), own = -1;
-    const int32_t *restrict cols = m->row_col + start;
-    const qss_q *restrict q = e->q;
+    int32_t base;
+    int len = 0;
+    const int32_t *restrict cols = eng_row(e, j, &len, &base);
+    const qss_q *restrict q = e->q + base; /* (column k: q[cols[k]]) */
+    int32_t self = j - base, own = -1;
     double *restrict vals = e->vals, *restrict slopes = e->slopes;
     if (e->order <= 2) { /* q is at most linear: no curvature */
         for (int k = 0; k < len; k++) {
             const qss_q *qc = q + cols[k];
             vals[k] = qc->c[0] + (t - qc->tq) * qc->c[1];
             slopes[k] = qc->c[1];
-            own = cols[k] == j ? k : own;
+            own = cols[k] == self ? k : own;
         }
         e->own_entry = own;
         return len;
@@ -190,7 +204,7 @@ static int gather_row(qss_engine *e, int32_t j, double t) {
         vals[k] = qc->c[0] + h * (qc->c[1] + h * qc->c[2]);
         slopes[k] = qc->c[1] + 2.0 * h * qc->c[2];
         curv[k] = qc->c[2];
-        own = cols[k] == j ? k : own;
+        own = cols[k] == self ? k : own;
     }
     e->own_entry = own;
     return len;
@@ -317,9 +331,9 @@ static inline double shortest_interval(const qss_engine *e) {
  * j's event leaves alone), as gather_row computes them. */
 static double rhs_before(qss_engine *e, int32_t j, double t, const unseen_before *b) {
     gather_row(e, j, t);
-    int64_t own = e->m->diag_entry[j];
+    int own = e->own_entry;
     double dt = t - b->tq;
-    if (own >= 0) e->vals[own - e->m->row_ptr[j]] = b->q[0] + dt * (b->q[1] + dt * b->q[2]);
+    if (own >= 0) e->vals[own] = b->q[0] + dt * (b->q[1] + dt * b->q[2]);
     return eval_rhs(e, j, t, e->vals);
 }
 
@@ -375,10 +389,11 @@ double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b
          * dropping the cap). Owned inputs only: ghosts change at window
          * ends. An input whose q changed at t (mLIQSS's pair step moved
          * the partner) would need its old q too: not measured either. */
-        const int32_t *cols = e->m->row_col + e->m->row_ptr[j];
-        int len = (int)(e->m->row_ptr[j + 1] - e->m->row_ptr[j]);
+        int32_t base;
+        int len = 0;
+        const int32_t *cols = eng_row(e, j, &len, &base);
         for (int k = 0; k < len; k++) {
-            int32_t c = cols[k];
+            int32_t c = base + cols[k];
             if (c != j && c < e->n && (heap_time(&e->heap, c) - t < span || e->q[c].tq == t))
                 return INFINITY;
         }
@@ -441,16 +456,17 @@ void eng_input_changed(qss_engine *e, int32_t j, double t) {
 }
 
 void eng_readers_changed(qss_engine *e, int32_t i, double t) {
-    const model *m = e->m;
-    int64_t first = m->dep_ptr[i], last = m->dep_ptr[i + 1];
-    for (int64_t lo = first; lo < last; lo += ENG_BATCH) {
-        int64_t hi = last - lo > ENG_BATCH ? lo + ENG_BATCH : last;
-        for (int64_t p = lo; p < hi; p++) {
-            eng_advance_x(e, m->dep_row[p], t);
-            eng_eval_derivs(e, m->dep_row[p], t);
+    int32_t base;
+    int len = 0;
+    const int32_t *deps = eng_deps(e, i, &len, &base);
+    for (int lo = 0; lo < len; lo += ENG_BATCH) {
+        int hi = len - lo > ENG_BATCH ? lo + ENG_BATCH : len;
+        for (int p = lo; p < hi; p++) {
+            eng_advance_x(e, base + deps[p], t);
+            eng_eval_derivs(e, base + deps[p], t);
         }
-        for (int64_t p = lo; p < hi; p++)
-            e->method->reschedule(e, m->dep_row[p], t);
+        for (int p = lo; p < hi; p++)
+            e->method->reschedule(e, base + deps[p], t);
     }
 }
 
@@ -629,6 +645,7 @@ void eng_free(qss_engine *e) {
     free(e->stale);
     free(e->stale_area);
     free(e->change_slot);
+    row_shapes_free(&e->shapes);
     heap_free(&e->heap);
 }
 
@@ -668,6 +685,8 @@ int eng_alloc(qss_engine *e) {
     ok &= (e->saved = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
     ok &= (e->saved2 = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
     ok &= heap_init(&e->heap, e->n) == 0;
+    /* (1: too many shapes, the CSR serves) */
+    if (ok) ok &= row_shapes_build(&e->shapes, e->m) >= 0;
     return ok ? 0 : -1;
 }
 

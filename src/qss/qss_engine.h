@@ -15,6 +15,7 @@
 #define QMOL_QSS_ENGINE_H
 
 #include "qss/heap.h"
+#include "qss/row_shapes.h"
 #include "core/integrator.h"
 #include "core/model.h"
 #include "core/stats.h"
@@ -103,6 +104,7 @@ struct qss_engine {
     double *vals, *vals2, *slopes, *curv, *dfdv, *saved, *saved2;
     double *listed; /* model_rhs and model_jac's scratch (model_scratch_size) */
     int32_t max_deps;
+    row_shapes shapes; /* the rows and dependents as shapes (shapes.row NULL: the CSR) */
     double tf;
     double shortest;     /* the shortest interval the age and unseen checks set */
     int prefetch_inputs; /* eng_prefetch_deps prefetches the rows' inputs too */
@@ -262,7 +264,29 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t);
 /* Whether f_i reads x_i: then propagating q_i's change re-evaluates and
  * reschedules i itself, and the event need not schedule i again. */
 static inline int eng_reads_self(const qss_engine *e, int32_t i) {
-    return e->m->diag_entry[i] >= 0;
+    return e->shapes.row ? row_shape_own(&e->shapes, i) >= 0 : e->m->diag_entry[i] >= 0;
+}
+/* Row j's columns, base + cols[k] for k < *len (base: j with shapes, 0
+ * with the model's CSR), and state i's dependents the same way. */
+static inline const int32_t *eng_row(const qss_engine *e, int32_t j, int *len, int32_t *base) {
+    if (e->shapes.row) {
+        *base = j;
+        return row_shape_of(&e->shapes, j, len);
+    }
+    int64_t start = e->m->row_ptr[j];
+    *base = 0;
+    *len = (int)(e->m->row_ptr[j + 1] - start);
+    return e->m->row_col + start;
+}
+static inline const int32_t *eng_deps(const qss_engine *e, int32_t i, int *len, int32_t *base) {
+    if (e->shapes.row) {
+        *base = i;
+        return deps_shape_of(&e->shapes, i, len);
+    }
+    int64_t first = e->m->dep_ptr[i];
+    *base = 0;
+    *len = (int)(e->m->dep_ptr[i + 1] - first);
+    return e->m->dep_row + first;
 }
 /* Passes the engine's state at a window end (every owned state's
  * polynomials, times, quantum, next time, Jacobian estimates and the

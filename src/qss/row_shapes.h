@@ -1,0 +1,59 @@
+/* row_shapes.h: the model's rows and dependents lists as shapes, for the
+ * QSS event loop.
+ *
+ * On a grid most rows read the same states relative to their own (row j
+ * reads j - nx, j - 1, j, j + 1, j + nx), and most states are read by the
+ * same relative rows. A shape is such a list of offsets; each row and each
+ * state's dependents list holds a shape id (2 bytes) instead of the CSR's
+ * start (8 bytes) and columns (4 bytes an entry). An event then finds its
+ * dependents and their inputs from the ids and a small table that stays in
+ * cache, where the CSR costs two dependent loads per list, which miss the
+ * cache at 1e6 states (docs/performance.md, "Rows as shapes").
+ *
+ * The entries keep the model's order, so row j's entry k reads state
+ * j + row_offset[k] exactly where the model has row_col[row_ptr[j] + k].
+ * Built only where the shapes are few (ROW_SHAPES_MOST); the CSR stays
+ * the model's, for everything else.
+ */
+#ifndef QMOL_ROW_SHAPES_H
+#define QMOL_ROW_SHAPES_H
+
+#include "core/model.h"
+
+#include <stdint.h>
+
+/* The most shapes kept: ids are 2 bytes. */
+#define ROW_SHAPES_MOST 65535
+
+typedef struct row_shapes {
+    uint16_t *row;  /* n: row j's shape */
+    uint16_t *deps; /* n_cols: the shape of state i's dependents list */
+    int32_t *start; /* nshapes + 1: shape s's offsets are off[start[s] .. start[s + 1]) */
+    int32_t *off;   /* a row's: column - j; a dependents list's: row - i */
+    int8_t *own;    /* nshapes: a row shape's entry at offset 0 (its own state), or -1 */
+    int32_t nshapes;
+} row_shapes;
+
+/* Builds the shapes of m. Returns 0, 1 when there are more than
+ * ROW_SHAPES_MOST shapes or a list is longer than 127 (nothing is kept: use
+ * the CSR), or -1 (out of memory). */
+int row_shapes_build(row_shapes *s, const model *m);
+void row_shapes_free(row_shapes *s);
+
+/* Row j's offsets and length; its own entry (or -1). */
+static inline const int32_t *row_shape_of(const row_shapes *s, int32_t j, int *len) {
+    int32_t sh = s->row[j];
+    *len = s->start[sh + 1] - s->start[sh];
+    return s->off + s->start[sh];
+}
+static inline int row_shape_own(const row_shapes *s, int32_t j) {
+    return s->own[s->row[j]];
+}
+/* State i's dependents' offsets and their number. */
+static inline const int32_t *deps_shape_of(const row_shapes *s, int32_t i, int *len) {
+    int32_t sh = s->deps[i];
+    *len = s->start[sh + 1] - s->start[sh];
+    return s->off + s->start[sh];
+}
+
+#endif
