@@ -7,7 +7,6 @@
 #include "qss/discrete.h"
 #include "comm/halo.h"
 #include "qss/poly.h"
-#include "qss/row_shapes.h"
 #include "core/wallclock.h"
 
 #include <float.h>
@@ -685,7 +684,7 @@ int eng_alloc(qss_engine *e) {
     ok &= (e->saved = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
     ok &= (e->saved2 = malloc(((size_t)max_deps + 1) * sizeof(double))) != NULL;
     ok &= heap_init(&e->heap, e->n) == 0;
-    /* (1: too many shapes, the CSR serves) */
+    /* (1: shapes not worth it, the CSR serves) */
     if (ok) ok &= row_shapes_build(&e->shapes, e->m) >= 0;
     return ok ? 0 : -1;
 }

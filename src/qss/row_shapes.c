@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Longest list a shape holds (own is an int8_t). */
+/* Longest list a shape holds (a row's own entry is an int8_t; a state read
+ * by more rows than this turns the shapes off too: such hubs are not
+ * grids). */
 #define SHAPE_LONGEST 127
 
 typedef struct shape_table {
@@ -86,11 +88,17 @@ int row_shapes_build(row_shapes *s, const model *m) {
     T.slot = calloc((size_t)T.mask + 1, sizeof *T.slot);
     T.start = calloc(ROW_SHAPES_MOST + 1, sizeof *T.start);
     T.own = malloc(ROW_SHAPES_MOST);
+    T.cap_off = 64;
+    T.off = malloc((size_t)T.cap_off * sizeof *T.off);
+    /* (+ 1: no zero-byte allocation when there are no rows) */
     s->row = malloc(((size_t)m->n + 1) * sizeof *s->row);
     s->deps = malloc(((size_t)m->n_cols + 1) * sizeof *s->deps);
-    int rc = T.slot && T.start && T.own && s->row && s->deps ? 0 : -2;
-    /* the table a small fraction of the CSR it stands for, or not worth it */
-    int64_t most = 2 * m->nnz / 8 + 1024;
+    int rc = T.slot && T.start && T.own && T.off && s->row && s->deps ? 0 : -2;
+    /* the table a quarter of the CSR's columns and dependents at most
+     * (2 nnz entries): shapes that do not repeat are not worth it, and
+     * small irregular models (buck-heatsink, the thesis's examples) keep
+     * the CSR */
+    int64_t most = 2 * m->nnz / 4;
     int32_t most_off = most > INT32_MAX ? INT32_MAX : (int32_t)most;
     if (rc == 0) rc = shape_lists(&T, m->row_ptr, m->row_col, m->n, s->row, most_off);
     if (rc == 0) rc = shape_lists(&T, m->dep_ptr, m->dep_row, m->n_cols, s->deps, most_off);
@@ -108,8 +116,5 @@ int row_shapes_build(row_shapes *s, const model *m) {
     int8_t *own = realloc(T.own, ns ? ns : 1);
     s->start = start ? start : T.start, s->own = own ? own : T.own;
     s->off = T.off, s->nshapes = T.nshapes;
-    if (!s->off) s->off = malloc(sizeof *s->off); /* (no entries at all) */
-    if (s->off) return 0;
-    row_shapes_free(s);
-    return -1;
+    return 0;
 }

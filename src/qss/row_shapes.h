@@ -8,12 +8,13 @@
  * start (8 bytes) and columns (4 bytes an entry). An event then finds its
  * dependents and their inputs from the ids and a small table that stays in
  * cache, where the CSR costs two dependent loads per list, which miss the
- * cache at 1e6 states (docs/performance.md, "Rows as shapes").
+ * cache at 1e6 states (docs/performance.md, "Rows and dependents as
+ * shapes").
  *
  * The entries keep the model's order, so row j's entry k reads state
- * j + row_offset[k] exactly where the model has row_col[row_ptr[j] + k].
- * Built only where the shapes are few (ROW_SHAPES_MOST); the CSR stays
- * the model's, for everything else.
+ * j + off[start[row[j]] + k] exactly where the model has
+ * row_col[row_ptr[j] + k]. Built only where the shapes are few; the CSR
+ * stays the model's, for everything else.
  */
 #ifndef QMOL_ROW_SHAPES_H
 #define QMOL_ROW_SHAPES_H
@@ -34,10 +35,12 @@ typedef struct row_shapes {
     int32_t nshapes;
 } row_shapes;
 
-/* Builds the shapes of m. Returns 0, 1 when there are more than
- * ROW_SHAPES_MOST shapes or a list is longer than 127 (nothing is kept: use
- * the CSR), or -1 (out of memory). */
+/* Builds the shapes of m. Returns 0; 1 when they are not worth it (more
+ * than ROW_SHAPES_MOST shapes, their offsets more than a quarter of the
+ * CSR's entries, or a list longer than 127): nothing is kept (s->row NULL),
+ * the CSR serves; or -1 (out of memory). */
 int row_shapes_build(row_shapes *s, const model *m);
+/* Frees what row_shapes_build kept; s is left empty (s->row NULL). */
 void row_shapes_free(row_shapes *s);
 
 /* Row j's offsets and length; its own entry (or -1). */

@@ -1,13 +1,11 @@
 /* Rows and dependents lists as shapes (src/qss/row_shapes.c): every row's
  * columns and every state's dependents, read through the shapes, are the
- * model's CSR entry for entry; grids have a handful of shapes; a graph
- * without repeating shapes gets none (the CSR serves). */
+ * model's CSR entry for entry, on one rank and with ghost columns; grids
+ * have a handful of shapes; graphs whose shapes do not repeat, hubs and
+ * tiny models get none (the CSR serves). */
 #include "core/model.h"
 #include "qss/row_shapes.h"
 #include "tests/support/test_support.h"
-
-#include <stdlib.h>
-#include <string.h>
 
 /* Every list read through s equals the CSR's, in order, and the own entry
  * is the model's diagonal. */
@@ -30,63 +28,117 @@ static void check_shapes_match(const model *m, const row_shapes *s) {
     }
 }
 
+/* Builds the shapes of m: 0 (and they match the CSR) or 1 (none kept). */
+static int shapes_of(const model *m, int32_t *nshapes) {
+    row_shapes s;
+    int rc = row_shapes_build(&s, m);
+    assert_in_range(rc, 0, 1);
+    if (rc == 0) check_shapes_match(m, &s);
+    if (rc == 1) assert_null(s.row);
+    *nshapes = s.nshapes;
+    row_shapes_free(&s);
+    return rc;
+}
+
 static void grid_shapes(const char *name, const char *const *sets, int nsets, int most_shapes) {
     qmol_problem p = test_problem(name, sets, nsets);
     model m;
     char err[256] = "";
     assert_int_equal(model_build(&m, &p, err, sizeof err), 0);
-    row_shapes s;
-    assert_int_equal(row_shapes_build(&s, &m), 0);
-    check_shapes_match(&m, &s);
-    assert_true(s.nshapes >= 1);
-    assert_true(s.nshapes <= most_shapes);
-    row_shapes_free(&s);
+    int32_t nshapes = 0;
+    assert_int_equal(shapes_of(&m, &nshapes), 0);
+    assert_true(nshapes >= 1);
+    assert_true(nshapes <= most_shapes);
     model_free(&m);
     if (p.destroy) p.destroy(p.data);
 }
 
-/* adr2d: interior, 4 edges, 4 corners for the rows, as many for the
- * dependents (the same offsets: the stencil is symmetric); heat3d: 27 of
- * each at most; adr1d: 3 and 3. */
+/* adr2d: interior, 4 edges, 4 corners for the rows (its dependents lists,
+ * in ascending order as its rows, have the same offsets: one id each);
+ * heat3d: 27 for the rows and 27 for the dependents (its rows list the
+ * node first); adr1d: 3. */
 static void grids_have_few_shapes(void **state) {
     (void)state;
     const char *a2[] = {"nx=9", "ny=7"};
-    grid_shapes("adr2d", a2, 2, 18);
+    grid_shapes("adr2d", a2, 2, 9);
     const char *h3[] = {"nx=5", "ny=4", "nz=6"};
     grid_shapes("heat3d", h3, 3, 54);
     const char *a1[] = {"N=50"};
-    grid_shapes("adr1d", a1, 1, 6);
-    grid_shapes("buck-heatsink", NULL, 0, 1000000);
+    grid_shapes("adr1d", a1, 1, 3);
 }
 
-/* Row i reads i and a state far away that no other row's offset repeats:
- * every shape is new, and the table would outgrow the CSR. */
+/* A rank's half of adr2d 9 x 7: rows 0 .. 31 and the ghosts 32 .. 40 they
+ * read; the ghosts' dependents lists too. */
+static void ghost_columns_match(void **state) {
+    (void)state;
+    const char *a2[] = {"nx=9", "ny=7"};
+    qmol_problem p = test_problem("adr2d", a2, 2);
+    int64_t gid[41];
+    for (int j = 0; j < 41; j++)
+        gid[j] = j;
+    model m;
+    char err[256] = "";
+    assert_int_equal(model_build_local(&m, &p, gid, 32, 41, err, sizeof err), 0);
+    assert_int_equal(m.n_cols, 41);
+    int32_t nshapes = 0;
+    assert_int_equal(shapes_of(&m, &nshapes), 0);
+    model_free(&m);
+    if (p.destroy) p.destroy(p.data);
+}
+
+/* Tiny or irregular: the thesis's two-state examples, buck-heatsink. */
+static void small_irregular_models(void **state) {
+    (void)state;
+    const char *names[] = {"buck-heatsink", "relax"};
+    for (int k = 0; k < 2; k++) {
+        qmol_problem p = test_problem(names[k], NULL, 0);
+        model m;
+        char err[256] = "";
+        assert_int_equal(model_build(&m, &p, err, sizeof err), 0);
+        int32_t nshapes = 0;
+        shapes_of(&m, &nshapes); /* either way, matching when kept */
+        model_free(&m);
+        if (p.destroy) p.destroy(p.data);
+    }
+}
+
+/* Row i reads i and one more state: far away, with offsets that no other
+ * row repeats (mode 0), one that a few rows share (mode 1), or state 0 (a
+ * hub read by every row, mode 2); or nothing (row 0, mode 3: an empty
+ * first row). */
+typedef struct scatter {
+    int64_t n;
+    int mode;
+} scatter;
 static int scatter_size(const void *d, int64_t i) {
-    (void)d, (void)i;
-    return 2;
+    const scatter *s = d;
+    return s->mode == 3 && i == 0 ? 0 : 2;
 }
 static void scatter_row(const void *d, int64_t i, int64_t *cols) {
-    int64_t n = *(const int64_t *)d;
+    const scatter *s = d;
+    int64_t n = s->n;
     cols[0] = i;
-    cols[1] = (i * i * 7919 + 13) % n;
+    if (s->mode == 0) cols[1] = (i * i * 7919 + 13) % n;
+    if (s->mode == 1 || s->mode == 3) cols[1] = (i + 1 + i % 5) % n;
+    if (s->mode == 2) cols[1] = 0;
     if (cols[1] == i) cols[1] = (i + 1) % n;
 }
 static double scatter_rhs(const void *d, int64_t i, double t, const double *v) {
-    (void)d, (void)i, (void)t;
-    return v[1] - v[0];
+    const scatter *s = d;
+    (void)t;
+    return s->mode == 3 && i == 0 ? 0.0 : v[1] - v[0];
 }
 static double scatter_x0(const void *d, int64_t i) {
     (void)d;
     return (double)i;
 }
 
-static void scattered_rows_keep_the_csr(void **state) {
-    (void)state;
-    int64_t n = 20000;
+static int scatter_shapes(int64_t n, int mode, int32_t *nshapes) {
+    scatter sc = {n, mode};
     qmol_problem p = {.n = n,
                       .t0 = 0.0,
                       .tf = 1.0,
-                      .data = &n,
+                      .data = &sc,
                       .row_size = scatter_size,
                       .row = scatter_row,
                       .rhs = scatter_rhs,
@@ -95,17 +147,64 @@ static void scattered_rows_keep_the_csr(void **state) {
     model m;
     char err[256] = "";
     assert_int_equal(model_build(&m, &p, err, sizeof err), 0);
-    row_shapes s;
-    assert_int_equal(row_shapes_build(&s, &m), 1);
-    assert_null(s.row);
-    assert_null(s.deps);
+    int rc = shapes_of(&m, nshapes);
+    model_free(&m);
+    return rc;
+}
+
+static void irregular_rows_keep_the_csr(void **state) {
+    (void)state;
+    int32_t nshapes = 0;
+    assert_int_equal(scatter_shapes(20000, 0, &nshapes), 1); /* offsets outgrow the CSR */
+    assert_int_equal(scatter_shapes(20000, 2, &nshapes), 1); /* a hub: 20000 readers */
+    assert_int_equal(scatter_shapes(20000, 1, &nshapes), 0); /* a few shapes: kept */
+    assert_true(nshapes <= 20);
+    assert_int_equal(scatter_shapes(20000, 3, &nshapes), 0); /* an empty first row */
+}
+
+/* More than ROW_SHAPES_MOST shapes within the offsets' budget: 300,000
+ * rows of one offset each, far and unrepeated (the second state of mode 0
+ * alone would repeat: i reads only (i * i * 7919 + 13) mod n here). */
+static int far_size(const void *d, int64_t i) {
+    (void)d, (void)i;
+    return 1;
+}
+static void far_row(const void *d, int64_t i, int64_t *cols) {
+    int64_t n = *(const int64_t *)d;
+    cols[0] = (i * i * 7919 + 13) % n;
+}
+static double far_rhs(const void *d, int64_t i, double t, const double *v) {
+    (void)d, (void)i, (void)t;
+    return -v[0];
+}
+
+static void too_many_shapes_keep_the_csr(void **state) {
+    (void)state;
+    int64_t n = 300000;
+    qmol_problem p = {.n = n,
+                      .t0 = 0.0,
+                      .tf = 1.0,
+                      .data = &n,
+                      .row_size = far_size,
+                      .row = far_row,
+                      .rhs = far_rhs,
+                      .x0 = scatter_x0,
+                      .components = 1};
+    model m;
+    char err[256] = "";
+    assert_int_equal(model_build(&m, &p, err, sizeof err), 0);
+    int32_t nshapes = 0;
+    assert_int_equal(shapes_of(&m, &nshapes), 1);
     model_free(&m);
 }
 
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(grids_have_few_shapes),
-        cmocka_unit_test(scattered_rows_keep_the_csr),
+        cmocka_unit_test(ghost_columns_match),
+        cmocka_unit_test(small_irregular_models),
+        cmocka_unit_test(irregular_rows_keep_the_csr),
+        cmocka_unit_test(too_many_shapes_keep_the_csr),
     };
     return QMOL_RUN_TESTS(argc, argv, tests);
 }
