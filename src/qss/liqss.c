@@ -7,7 +7,7 @@
 double liqss_diag(const qss_engine *e, int32_t i) {
     double a = e->x[i].diag; /* LIQSS: 0 where row i does not read x_i */
     if (e->entry) {
-        int64_t pos = e->m->diag_entry[i];
+        int64_t pos = eng_diag_entry(e, i);
         a = pos < 0 ? 0.0 : e->entry[pos];
     }
     return (e->order >= 2 && a > 0.0) ? 0.0 : a;

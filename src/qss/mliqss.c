@@ -60,10 +60,13 @@ static double entry_or_zero(const qss_engine *e, int64_t pos) {
     return pos >= 0 ? e->entry[pos] : 0.0;
 }
 
-/* Position of (j, i) among row j's entries, or -1. */
-static int64_t find_entry(const model *m, int32_t j, int32_t i) {
-    for (int64_t p = m->row_ptr[j]; p < m->row_ptr[j + 1]; p++)
-        if (m->row_col[p] == i) return p;
+/* Position of (j, i) among the model's entries, or -1. */
+static int64_t find_entry(const qss_engine *e, int32_t j, int32_t i) {
+    int32_t base;
+    int len = 0;
+    const int32_t *cols = eng_row(e, j, &len, &base);
+    for (int k = 0; k < len; k++)
+        if (base + cols[k] == i) return e->m->row_ptr[j] + k;
     return -1;
 }
 
@@ -174,13 +177,17 @@ static int find_partner(const qss_engine *e, const own_change *c, pair_candidate
     const model *m = e->m;
     int32_t i = c->i;
     double t = c->t;
-    double a_ii = entry_or_zero(e, m->diag_entry[i]);
+    double a_ii = entry_or_zero(e, eng_diag_entry(e, i));
     double dqi = c->q_new - c->q_old, dqdi = c->qd_new - c->qd_old;
     int found = 0;
-    for (int64_t e_ij = m->row_ptr[i]; e_ij < m->row_ptr[i + 1]; e_ij++) {
-        int32_t j = m->row_col[e_ij];
+    int32_t base;
+    int len = 0;
+    const int32_t *cols = eng_row(e, i, &len, &base);
+    for (int k = 0; k < len; k++) {
+        int64_t e_ij = m->row_ptr[i] + k;
+        int32_t j = base + cols[k];
         if (j == i || j >= e->n) continue; /* a ghost's q belongs to its owner */
-        int64_t e_ji = find_entry(m, j, i);
+        int64_t e_ji = find_entry(e, j, i);
         if (e_ji < 0) continue;
         double a_ij = e->entry[e_ij], a_ji = e->entry[e_ji];
         if (a_ij * a_ji == 0.0) continue;
@@ -191,7 +198,7 @@ static int find_partner(const qss_engine *e, const own_change *c, pair_candidate
         if (e->order == 1 ? !flips(dxj, dxj_new)
                           : !significant(dxj, dxj_new) && !significant(ddxj, ddxj_new))
             continue;
-        double a_jj = entry_or_zero(e, m->diag_entry[j]);
+        double a_jj = entry_or_zero(e, eng_diag_entry(e, j));
         double xj = eng_x_at(e, j, t), qj = eng_q_at(e, j, t), qdj = eng_qdot_at(e, j, t);
         double dqj_prop, dxi_after = c->dx + a_ii * dqi, dxi_new;
         if (e->order == 1) {
@@ -226,10 +233,10 @@ static int find_partner(const qss_engine *e, const own_change *c, pair_candidate
 
 static void build_pair(const qss_engine *e, const own_change *c, const pair_candidate *pc,
                        pair_model *pm) {
-    const model *m = e->m;
     int32_t i = c->i, j = pc->j;
     double t = c->t;
-    double a_ii = entry_or_zero(e, m->diag_entry[i]), a_jj = entry_or_zero(e, m->diag_entry[j]);
+    double a_ii = entry_or_zero(e, eng_diag_entry(e, i)),
+           a_jj = entry_or_zero(e, eng_diag_entry(e, j));
     double a_ij = e->entry[pc->e_ij], a_ji = e->entry[pc->e_ji];
     double qj = eng_q_at(e, j, t), qdj = eng_qdot_at(e, j, t), dxj, ddxj;
     x_derivs_at(e, j, t, &dxj, &ddxj);

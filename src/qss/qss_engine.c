@@ -145,10 +145,10 @@ void eng_prefetch_deps(const qss_engine *e, int32_t i) {
         int32_t j = base + deps[p];
         __builtin_prefetch(&e->x[j]);
         if (j < e->n) __builtin_prefetch(&e->heap.time[j]);
-        if (e->shapes.row)
-            __builtin_prefetch(&e->shapes.row[j]);
-        else
-            __builtin_prefetch(&m->row_ptr[j]);
+        if (e->shapes.row) __builtin_prefetch(&e->shapes.row[j]);
+        /* (with shapes, the rows' starts only where the estimates by
+         * entry need them) */
+        if (!e->shapes.row || e->entry) __builtin_prefetch(&m->row_ptr[j]);
     }
     if (!e->prefetch_inputs) return;
     if (!e->shapes.row)
@@ -170,6 +170,7 @@ void eng_prefetch_next(const qss_engine *e) {
     if (e->shapes.row) {
         __builtin_prefetch(&e->shapes.deps[guess]);
         __builtin_prefetch(&e->shapes.row[guess]);
+        if (e->entry) __builtin_prefetch(&e->m->row_ptr[guess]);
     } else {
         __builtin_prefetch(&e->m->dep_ptr[guess]);
         __builtin_prefetch(&e->m->row_ptr[guess]);

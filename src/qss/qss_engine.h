@@ -278,6 +278,14 @@ static inline const int32_t *eng_row(const qss_engine *e, int32_t j, int *len, i
     *len = (int)(e->m->row_ptr[j + 1] - start);
     return e->m->row_col + start;
 }
+/* Position of row j's own entry among the model's entries (its
+ * diag_entry[j]), or -1: with shapes, from row_ptr[j], which the row's
+ * other entries need too. */
+static inline int64_t eng_diag_entry(const qss_engine *e, int32_t j) {
+    if (!e->shapes.row) return e->m->diag_entry[j];
+    int own = row_shape_own(&e->shapes, j);
+    return own >= 0 ? e->m->row_ptr[j] + own : -1;
+}
 static inline const int32_t *eng_deps(const qss_engine *e, int32_t i, int *len, int32_t *base) {
     if (e->shapes.row) {
         *base = i;
