@@ -40,17 +40,23 @@ static int shapes_of(const model *m, int32_t *nshapes) {
     return rc;
 }
 
-static void grid_shapes(const char *name, const char *const *sets, int nsets, int most_shapes) {
-    qmol_problem p = test_problem(name, sets, nsets);
+/* The shapes of problem p's model (destroyed after), as shapes_of. */
+static int problem_shapes(qmol_problem *p, int32_t *nshapes) {
     model m;
     char err[256] = "";
-    assert_int_equal(model_build(&m, &p, err, sizeof err), 0);
+    assert_int_equal(model_build(&m, p, err, sizeof err), 0);
+    int rc = shapes_of(&m, nshapes);
+    model_free(&m);
+    if (p->destroy) p->destroy(p->data);
+    return rc;
+}
+
+static void grid_shapes(const char *name, const char *const *sets, int nsets, int most_shapes) {
+    qmol_problem p = test_problem(name, sets, nsets);
     int32_t nshapes = 0;
-    assert_int_equal(shapes_of(&m, &nshapes), 0);
+    assert_int_equal(problem_shapes(&p, &nshapes), 0);
     assert_true(nshapes >= 1);
     assert_true(nshapes <= most_shapes);
-    model_free(&m);
-    if (p.destroy) p.destroy(p.data);
 }
 
 /* adr2d: interior, 4 edges, 4 corners for the rows (its dependents lists,
@@ -92,33 +98,36 @@ static void small_irregular_models(void **state) {
     const char *names[] = {"buck-heatsink", "relax"};
     for (int k = 0; k < 2; k++) {
         qmol_problem p = test_problem(names[k], NULL, 0);
-        model m;
-        char err[256] = "";
-        assert_int_equal(model_build(&m, &p, err, sizeof err), 0);
         int32_t nshapes = 0;
-        shapes_of(&m, &nshapes); /* either way, matching when kept */
-        model_free(&m);
-        if (p.destroy) p.destroy(p.data);
+        problem_shapes(&p, &nshapes); /* either way, matching when kept */
     }
 }
 
 /* Row i reads i and one more state: far away, with offsets that no other
  * row repeats (mode 0), one that a few rows share (mode 1), or state 0 (a
  * hub read by every row, mode 2); or nothing (row 0, mode 3: an empty
- * first row). */
+ * first row); or only the far state of mode 0 (mode 4: one offset a row,
+ * few of them repeated). */
 typedef struct scatter {
     int64_t n;
     int mode;
 } scatter;
 static int scatter_size(const void *d, int64_t i) {
     const scatter *s = d;
-    return s->mode == 3 && i == 0 ? 0 : 2;
+    return s->mode == 4 ? 1 : s->mode == 3 && i == 0 ? 0 : 2;
+}
+static int64_t far_from(int64_t i, int64_t n) {
+    return (i * i * 7919 + 13) % n;
 }
 static void scatter_row(const void *d, int64_t i, int64_t *cols) {
     const scatter *s = d;
     int64_t n = s->n;
+    if (s->mode == 4) {
+        cols[0] = far_from(i, n);
+        return;
+    }
     cols[0] = i;
-    if (s->mode == 0) cols[1] = (i * i * 7919 + 13) % n;
+    if (s->mode == 0) cols[1] = far_from(i, n);
     if (s->mode == 1 || s->mode == 3) cols[1] = (i + 1 + i % 5) % n;
     if (s->mode == 2) cols[1] = 0;
     if (cols[1] == i) cols[1] = (i + 1) % n;
@@ -126,6 +135,7 @@ static void scatter_row(const void *d, int64_t i, int64_t *cols) {
 static double scatter_rhs(const void *d, int64_t i, double t, const double *v) {
     const scatter *s = d;
     (void)t;
+    if (s->mode == 4) return -v[0];
     return s->mode == 3 && i == 0 ? 0.0 : v[1] - v[0];
 }
 static double scatter_x0(const void *d, int64_t i) {
@@ -144,12 +154,7 @@ static int scatter_shapes(int64_t n, int mode, int32_t *nshapes) {
                       .rhs = scatter_rhs,
                       .x0 = scatter_x0,
                       .components = 1};
-    model m;
-    char err[256] = "";
-    assert_int_equal(model_build(&m, &p, err, sizeof err), 0);
-    int rc = shapes_of(&m, nshapes);
-    model_free(&m);
-    return rc;
+    return problem_shapes(&p, nshapes);
 }
 
 static void irregular_rows_keep_the_csr(void **state) {
@@ -162,40 +167,12 @@ static void irregular_rows_keep_the_csr(void **state) {
     assert_int_equal(scatter_shapes(20000, 3, &nshapes), 0); /* an empty first row */
 }
 
-/* More than ROW_SHAPES_MOST shapes within the offsets' budget: 300,000
- * rows of one offset each, far and unrepeated (the second state of mode 0
- * alone would repeat: i reads only (i * i * 7919 + 13) mod n here). */
-static int far_size(const void *d, int64_t i) {
-    (void)d, (void)i;
-    return 1;
-}
-static void far_row(const void *d, int64_t i, int64_t *cols) {
-    int64_t n = *(const int64_t *)d;
-    cols[0] = (i * i * 7919 + 13) % n;
-}
-static double far_rhs(const void *d, int64_t i, double t, const double *v) {
-    (void)d, (void)i, (void)t;
-    return -v[0];
-}
-
+/* More than ROW_SHAPES_MOST shapes within the offsets' budget (a quarter
+ * of 2 x 300,000 entries): 300,000 rows of one offset each, far apart. */
 static void too_many_shapes_keep_the_csr(void **state) {
     (void)state;
-    int64_t n = 300000;
-    qmol_problem p = {.n = n,
-                      .t0 = 0.0,
-                      .tf = 1.0,
-                      .data = &n,
-                      .row_size = far_size,
-                      .row = far_row,
-                      .rhs = far_rhs,
-                      .x0 = scatter_x0,
-                      .components = 1};
-    model m;
-    char err[256] = "";
-    assert_int_equal(model_build(&m, &p, err, sizeof err), 0);
     int32_t nshapes = 0;
-    assert_int_equal(shapes_of(&m, &nshapes), 1);
-    model_free(&m);
+    assert_int_equal(scatter_shapes(300000, 4, &nshapes), 1);
 }
 
 int main(int argc, char **argv) {
