@@ -39,7 +39,9 @@ static int32_t shape_id(shape_table *T, const int32_t *o, int len, int32_t most_
     }
     if (T->nshapes >= ROW_SHAPES_MOST || T->noff + len > most_off) return -1;
     if (T->noff + len > T->cap_off) {
-        int32_t cap = 2 * T->cap_off + len;
+        /* (doubled, but never past the budget: no int32 overflow) */
+        int64_t want = 2 * (int64_t)T->cap_off + len;
+        int32_t cap = want < most_off ? (int32_t)want : most_off;
         int32_t *off = realloc(T->off, (size_t)cap * sizeof *off);
         if (!off) return -2;
         T->off = off, T->cap_off = cap;
