@@ -266,17 +266,24 @@ void eng_schedule_liqss(qss_engine *e, int32_t j, double t);
 static inline int eng_reads_self(const qss_engine *e, int32_t i) {
     return e->shapes.row ? row_shape_own(&e->shapes, i) >= 0 : e->m->diag_entry[i] >= 0;
 }
-/* Row j's columns, base + cols[k] for k < *len (base: j with shapes, 0
- * with the model's CSR), and state i's dependents the same way. */
-static inline const int32_t *eng_row(const qss_engine *e, int32_t j, int *len, int32_t *base) {
-    if (e->shapes.row) {
+/* List j of the model's CSR (ptr, idx) or, with shapes, of their ids:
+ * base + list[k] for k < *len (base: j with shapes, 0 with the CSR). */
+static inline const int32_t *eng_list(const row_shapes *s, const uint16_t *ids, const int64_t *ptr,
+                                      const int32_t *idx, int32_t j, int *len, int32_t *base) {
+    if (ids) {
         *base = j;
-        return row_shape_of(&e->shapes, j, len);
+        return row_shapes_list(s, ids[j], len);
     }
-    int64_t start = e->m->row_ptr[j];
     *base = 0;
-    *len = (int)(e->m->row_ptr[j + 1] - start);
-    return e->m->row_col + start;
+    *len = (int)(ptr[j + 1] - ptr[j]);
+    return idx + ptr[j];
+}
+/* Row j's columns, and state i's dependents, as eng_list gives them. */
+static inline const int32_t *eng_row(const qss_engine *e, int32_t j, int *len, int32_t *base) {
+    return eng_list(&e->shapes, e->shapes.row, e->m->row_ptr, e->m->row_col, j, len, base);
+}
+static inline const int32_t *eng_deps(const qss_engine *e, int32_t i, int *len, int32_t *base) {
+    return eng_list(&e->shapes, e->shapes.deps, e->m->dep_ptr, e->m->dep_row, i, len, base);
 }
 /* Position of row j's own entry among the model's entries (its
  * diag_entry[j]), or -1: with shapes, from row_ptr[j], which the row's
@@ -285,16 +292,6 @@ static inline int64_t eng_diag_entry(const qss_engine *e, int32_t j) {
     if (!e->shapes.row) return e->m->diag_entry[j];
     int own = row_shape_own(&e->shapes, j);
     return own >= 0 ? e->m->row_ptr[j] + own : -1;
-}
-static inline const int32_t *eng_deps(const qss_engine *e, int32_t i, int *len, int32_t *base) {
-    if (e->shapes.row) {
-        *base = i;
-        return deps_shape_of(&e->shapes, i, len);
-    }
-    int64_t first = e->m->dep_ptr[i];
-    *base = 0;
-    *len = (int)(e->m->dep_ptr[i + 1] - first);
-    return e->m->dep_row + first;
 }
 /* Passes the engine's state at a window end (every owned state's
  * polynomials, times, quantum, next time, Jacobian estimates and the

@@ -43,20 +43,15 @@ int row_shapes_build(row_shapes *s, const model *m);
 /* Frees what row_shapes_build kept; s is left empty (s->row NULL). */
 void row_shapes_free(row_shapes *s);
 
-/* Row j's offsets and length; its own entry (or -1). */
-static inline const int32_t *row_shape_of(const row_shapes *s, int32_t j, int *len) {
-    int32_t sh = s->row[j];
-    *len = s->start[sh + 1] - s->start[sh];
-    return s->off + s->start[sh];
+/* The offsets of shape id (s->row[j]: row j's, s->deps[i]: state i's
+ * dependents') and their number. */
+static inline const int32_t *row_shapes_list(const row_shapes *s, uint16_t id, int *len) {
+    *len = s->start[id + 1] - s->start[id];
+    return s->off + s->start[id];
 }
+/* Row j's own entry, or -1. */
 static inline int row_shape_own(const row_shapes *s, int32_t j) {
     return s->own[s->row[j]];
-}
-/* State i's dependents' offsets and their number. */
-static inline const int32_t *deps_shape_of(const row_shapes *s, int32_t i, int *len) {
-    int32_t sh = s->deps[i];
-    *len = s->start[sh + 1] - s->start[sh];
-    return s->off + s->start[sh];
 }
 
 #endif

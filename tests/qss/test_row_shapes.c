@@ -7,24 +7,27 @@
 #include "qss/row_shapes.h"
 #include "tests/support/test_support.h"
 
-/* Every list read through s equals the CSR's, in order, and the own entry
- * is the model's diagonal. */
-static void check_shapes_match(const model *m, const row_shapes *s) {
-    for (int32_t j = 0; j < m->n; j++) {
+/* Each of the n lists (ids[j]) read through s equals list j of the CSR
+ * (ptr, idx), in order. */
+static void check_lists(const row_shapes *s, const uint16_t *ids, const int64_t *ptr,
+                        const int32_t *idx, int32_t n) {
+    for (int32_t j = 0; j < n; j++) {
         int len = -1;
-        const int32_t *off = row_shape_of(s, j, &len);
-        assert_int_equal(len, m->row_ptr[j + 1] - m->row_ptr[j]);
+        const int32_t *off = row_shapes_list(s, ids[j], &len);
+        assert_int_equal(len, ptr[j + 1] - ptr[j]);
         for (int k = 0; k < len; k++)
-            assert_int_equal(j + off[k], m->row_col[m->row_ptr[j] + k]);
+            assert_int_equal(j + off[k], idx[ptr[j] + k]);
+    }
+}
+
+/* The rows and the dependents lists match the CSR's, and each row's own
+ * entry is the model's diagonal. */
+static void check_shapes_match(const model *m, const row_shapes *s) {
+    check_lists(s, s->row, m->row_ptr, m->row_col, m->n);
+    check_lists(s, s->deps, m->dep_ptr, m->dep_row, m->n_cols);
+    for (int32_t j = 0; j < m->n; j++) {
         int64_t diag = m->diag_entry[j];
         assert_int_equal(row_shape_own(s, j), diag >= 0 ? diag - m->row_ptr[j] : -1);
-    }
-    for (int32_t i = 0; i < m->n_cols; i++) {
-        int len = -1;
-        const int32_t *off = deps_shape_of(s, i, &len);
-        assert_int_equal(len, m->dep_ptr[i + 1] - m->dep_ptr[i]);
-        for (int k = 0; k < len; k++)
-            assert_int_equal(i + off[k], m->dep_row[m->dep_ptr[i] + k]);
     }
 }
 
