@@ -92,18 +92,22 @@ static int split_columns(mixed *x, const unsigned char *method, const unsigned c
     return rc;
 }
 
-/* The readers' BDF columns (read_ptr, read_col; read_sens measured at the
- * first window end). Returns 0 or -1 (out of memory). */
-static int build_read_entries(mixed *x) {
+/* The QSS rows that read BDF states (bdf_readers, room for nq) and each
+ * one's BDF columns (read_ptr, read_col; read_sens measured at the first
+ * window end). Returns 0 or -1 (out of memory). */
+static int build_bdf_readers(mixed *x) {
     const model *mq = &x->mq;
-    x->read_ptr = malloc(((size_t)x->nbdf_readers + 1) * sizeof *x->read_ptr);
+    x->read_ptr = malloc(((size_t)x->nq + 1) * sizeof *x->read_ptr);
     if (!x->read_ptr) return -1;
     int64_t len = 0;
-    for (int32_t r = 0; r < x->nbdf_readers; r++) {
-        int32_t j = x->bdf_readers[r];
-        x->read_ptr[r] = len;
+    x->nbdf_readers = 0;
+    for (int32_t j = 0; j < x->nq; j++) {
+        int64_t first = len;
         for (int64_t e = mq->row_ptr[j]; e < mq->row_ptr[j + 1]; e++)
             len += mq->row_col[e] >= x->first_bdf_col;
+        if (len == first) continue;
+        x->read_ptr[x->nbdf_readers] = first;
+        x->bdf_readers[x->nbdf_readers++] = j;
     }
     x->read_ptr[x->nbdf_readers] = len;
     x->read_col = malloc(((size_t)len + 1) * sizeof *x->read_col);
@@ -174,15 +178,7 @@ static int build_coupling(mixed *x) {
     x->reader_ptr = calloc(ne + 1, sizeof *x->reader_ptr);
     if (!x->q_start || !x->q_integral || !x->q_upto || !x->history_last || !x->reader_ptr)
         return -1;
-    const model *mq = &x->mq;
-    x->nbdf_readers = 0;
-    for (int32_t j = 0; j < x->nq; j++) {
-        int reads = 0;
-        for (int64_t e = mq->row_ptr[j]; e < mq->row_ptr[j + 1]; e++)
-            reads |= mq->row_col[e] >= x->first_bdf_col;
-        if (reads) x->bdf_readers[x->nbdf_readers++] = j;
-    }
-    if (build_read_entries(x)) return -1;
+    if (build_bdf_readers(x)) return -1;
     const qmol_problem *p = x->m->problem;
     for (int32_t b = 0; b < x->nb; b++) {
         double scale = p->abstol_scale ? p->abstol_scale(p->data, x->gid_b[b]) : 1.0;
