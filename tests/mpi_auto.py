@@ -20,7 +20,8 @@ For each case every run must
     /methods/bdf_states);
 
 the cases being adr1d-vardiff N = 400 (QSS, then the mixed split once the
-front reaches the diffusive half: there auto must switch at least once), heat2d 30 x 30 against its exact
+front reaches the diffusive half, or the split from t0: the run must end
+with that half on BDF), heat2d 30 x 30 against its exact
 semi-discrete solution (CVODE; QSS takes 100 times longer), and
 heat2d-thermostat (zero crossings: probes put the heater's state back);
 adr1d-vardiff N = 1000, where the mixed method must take over ahead of the
@@ -67,9 +68,12 @@ CASES = {
 }
 
 
-# where auto must switch at least once: QSS's cost jumps 100x when the front
-# reaches the diffusive half (a gap no timing noise closes)
-SWITCHES = ("vardiff",)
+# where the run's last segment must put the diffusive half on BDF (the mixed
+# split or CVODE): QSS's cost there jumps 100x once the front arrives (a gap
+# no timing noise closes). Starting on the split is as right as switching to
+# it: a 2-core CI machine's run measured the split cheapest from t0 and ran
+# it alone (e_rr 3.8e-4), so a switch is not required.
+DIFFUSIVE_END = ("vardiff",)
 
 
 def segments_said(stdout):
@@ -120,9 +124,9 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
     check_tally(name, p, r.stdout, len(chose), failures)
     if not e <= bound:
         failures.append("%s auto P=%d: e_rr %.3e above %.3e" % (name, p, e, bound))
-    if name in SWITCHES and len(set(chose)) < 2:
-        failures.append("%s auto P=%d: ran %s alone; its cost jumps 100x when the front "
-                        "reaches the diffusive half" % (name, p, chose))
+    if name in DIFFUSIVE_END and chose and chose[-1] not in ("mixed", "cvode"):
+        failures.append("%s auto P=%d: ran %s, ending on QSS alone; its cost jumps 100x when "
+                        "the front reaches the diffusive half" % (name, p, chose))
     qss = any(m in ("mliqss2", "mixed") for m in chose)
     bdf = any(m in ("cvode", "mixed") for m in chose)
     if (qss and st["events"] == 0) or (bdf and st["nst"] == 0):
