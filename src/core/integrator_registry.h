@@ -99,7 +99,9 @@ typedef struct integrator_def {
  * (MEMORY_BASE_BYTES, 34 bytes a state there), fitted to adr2d 1000 x 1000
  * (5 entries a row) and heat3d 100^3 (7), Release, tol 1e-3, 2026-11-29:
  * - the QSS methods (QSS1-3, LIQSS1-2, BQSS): 218 and 249 bytes;
- * - mLIQSS1-2 (the pairs' Jacobian estimates): 258 and 305;
+ * - mLIQSS1-2 (the pairs' Jacobian estimates): 258 and 305 (their
+ *   estimates by row slot, 0.1% over nnz on these grids; on others at most
+ *   a quarter over, 2 bytes an entry, else at the CSR's positions);
  * - CVODE (SPGMR with ILU(0), BDF's history): 434 and 488;
  * - the mixed method (--bdf "x>0.5"): 578 and 598; adr1d-vardiff N = 1e6
  *   (3 entries, --assign auto, banded): 372; its figures give 575, 625

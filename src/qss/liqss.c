@@ -85,8 +85,8 @@ void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old) {
             eng_eval_derivs(e, j, t);
             eng_schedule_liqss(e, j, t);
             double est = (e->x[j].c[1] - before) / dqi;
-            if (e->entry)
-                e->entry[m->dep_entry[p]] = est; /* j == i: the diagonal entry */
+            if (e->entry) /* (j, i), k from its CSR position; j == i: the diagonal */
+                e->entry[eng_entry_pos(e, j, (int)(m->dep_entry[p] - m->row_ptr[j]))] = est;
             else if (j == i)
                 e->x[i].diag = est;
         }
@@ -98,10 +98,7 @@ int liqss_setup(qss_engine *e, int all_entries) {
     if (!all_entries) {
         e->has_diag = 1; /* x[i].diag, 0 to start */
     }
-    if (all_entries) {
-        e->entry = calloc((size_t)(e->m->nnz ? e->m->nnz : 1), sizeof *e->entry);
-        if (!e->entry) return -1;
-    }
+    if (all_entries && eng_alloc_estimates(e) != 0) return -1;
     double t0 = e->o->t0;
     for (int32_t j = 0; j < e->n; j++) {
         if (e->analytic_jac) eng_eval_jac_row(e, j, t0);

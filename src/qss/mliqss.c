@@ -60,13 +60,13 @@ static double entry_or_zero(const qss_engine *e, int64_t pos) {
     return pos >= 0 ? e->entry[pos] : 0.0;
 }
 
-/* Position of (j, i) among the model's entries, or -1. */
+/* Position of (j, i) among the estimates, or -1. */
 static int64_t find_entry(const qss_engine *e, int32_t j, int32_t i) {
     int32_t base;
     int len = 0;
     const int32_t *cols = eng_row(e, j, &len, &base);
     for (int k = 0; k < len; k++)
-        if (base + cols[k] == i) return e->m->row_ptr[j] + k;
+        if (base + cols[k] == i) return eng_entry_pos(e, j, k);
     return -1;
 }
 
@@ -174,7 +174,6 @@ typedef struct own_change {
 
 /* Finds the partner whose oscillation with i is predicted (see top). */
 static int find_partner(const qss_engine *e, const own_change *c, pair_candidate *best) {
-    const model *m = e->m;
     int32_t i = c->i;
     double t = c->t;
     double a_ii = entry_or_zero(e, eng_diag_entry(e, i));
@@ -184,7 +183,7 @@ static int find_partner(const qss_engine *e, const own_change *c, pair_candidate
     int len = 0;
     const int32_t *cols = eng_row(e, i, &len, &base);
     for (int k = 0; k < len; k++) {
-        int64_t e_ij = m->row_ptr[i] + k;
+        int64_t e_ij = eng_entry_pos(e, i, k);
         int32_t j = base + cols[k];
         if (j == i || j >= e->n) continue; /* a ghost's q belongs to its owner */
         int64_t e_ji = find_entry(e, j, i);

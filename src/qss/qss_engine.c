@@ -138,19 +138,27 @@ void eng_prefetch_deps(const qss_engine *e, int32_t i) {
     int len = 0;
     const int32_t *deps = eng_deps(e, i, &len, &base);
     /* in stages, so that each stage's loads are independent of one another
-     * and their misses overlap: each dependent's x record, time and row
-     * (its shape, or its start in the CSR); then, where the q records do
-     * not stay in cache, the rows' columns and the q's they read */
+     * and their misses overlap: each dependent's x record, time, row (its
+     * shape, or its start in the CSR) and mLIQSS's estimates by row slot;
+     * then, where the q records do not stay in cache, the estimates at the
+     * CSR's positions, the rows' columns and the q's they read */
     for (int p = 0; p < len; p++) {
         int32_t j = base + deps[p];
         __builtin_prefetch(&e->x[j]);
         if (j < e->n) __builtin_prefetch(&e->heap.time[j]);
         if (e->shapes.row) __builtin_prefetch(&e->shapes.row[j]);
-        /* (with shapes, the rows' starts only where the estimates by
-         * entry need them) */
-        if (!e->shapes.row || e->entry) __builtin_prefetch(&m->row_ptr[j]);
+        if (e->prefetch_row_start) __builtin_prefetch(&m->row_ptr[j]);
+        if (e->entry && e->entry_stride) { /* (a row may span two lines) */
+            __builtin_prefetch(&e->entry[eng_entry_pos(e, j, 0)]);
+            __builtin_prefetch(&e->entry[eng_entry_pos(e, j, e->entry_stride - 1)]);
+        }
     }
     if (!e->prefetch_inputs) return;
+    /* mLIQSS's estimates at the CSR's positions: the rows' entries (the
+     * pair search reads them, the dependents' re-evaluation writes them) */
+    if (e->entry && !e->entry_stride)
+        for (int p = 0; p < len; p++)
+            __builtin_prefetch(&e->entry[m->row_ptr[base + deps[p]]]);
     if (!e->shapes.row)
         for (int p = 0; p < len; p++)
             __builtin_prefetch(&m->row_col[m->row_ptr[base + deps[p]]]);
@@ -170,7 +178,8 @@ void eng_prefetch_next(const qss_engine *e) {
     if (e->shapes.row) {
         __builtin_prefetch(&e->shapes.deps[guess]);
         __builtin_prefetch(&e->shapes.row[guess]);
-        if (e->entry) __builtin_prefetch(&e->m->row_ptr[guess]);
+        if (e->prefetch_row_start) __builtin_prefetch(&e->m->row_ptr[guess]);
+        if (e->entry && e->entry_stride) __builtin_prefetch(&e->entry[eng_entry_pos(e, guess, 0)]);
     } else {
         __builtin_prefetch(&e->m->dep_ptr[guess]);
         __builtin_prefetch(&e->m->row_ptr[guess]);
@@ -256,9 +265,8 @@ double eng_time_scale(const qss_engine *e, const int32_t *cols, const double *va
 
 /* (right after gather_row of row j) */
 static void store_estimates(qss_engine *e, int32_t j, int len) {
-    const model *m = e->m;
     if (e->entry) { /* rows are short: a loop, not a library call */
-        double *entry = e->entry + m->row_ptr[j];
+        double *entry = e->entry + eng_entry_pos(e, j, 0);
         for (int k = 0; k < len; k++)
             entry[k] = e->dfdv[k];
     } else if (e->has_diag && e->own_entry >= 0) {
@@ -470,10 +478,15 @@ void eng_readers_changed(qss_engine *e, int32_t i, double t) {
     }
 }
 
+/* Order 2 with the problem's Jacobian: f and its row in one call, and f's
+ * slope from them (no finite differences along the row's inputs). */
+static inline int fused_rows(const qss_engine *e) {
+    return e->analytic_jac && e->order == 2 && !e->p->explicit_time;
+}
+
 void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     int len = gather_row(e, j, t);
-    /* order 2 with the problem's Jacobian: f and its row in one call */
-    int fused = e->analytic_jac && e->order == 2 && !e->p->explicit_time;
+    int fused = fused_rows(e);
     double f;
     if (fused) {
         e->stats->row_evals++;
@@ -687,7 +700,20 @@ int eng_alloc(qss_engine *e) {
     ok &= heap_init(&e->heap, e->n) == 0;
     /* (1: shapes not worth it, the CSR serves) */
     if (ok) ok &= row_shapes_build(&e->shapes, e->m) >= 0;
+    e->prefetch_row_start = !e->shapes.row;
     return ok ? 0 : -1;
+}
+
+int eng_alloc_estimates(qss_engine *e) {
+    /* by row slot where that costs at most a quarter more than the CSR's
+     * entries (adr2d: the edges' shorter rows, 0.1% more) */
+    const model *m = e->m;
+    int64_t slots = (int64_t)e->n * m->max_row;
+    e->entry_stride = e->shapes.row && slots <= m->nnz + m->nnz / 4 ? m->max_row : 0;
+    e->prefetch_row_start = !e->shapes.row || !e->entry_stride || !fused_rows(e);
+    int64_t len = e->entry_stride ? slots : m->nnz;
+    e->entry = calloc((size_t)(len ? len : 1), sizeof *e->entry);
+    return e->entry ? 0 : -1;
 }
 
 /* q = x at t0 (ghosts too, from the problem); slopes (and curvatures) of q

@@ -94,9 +94,20 @@ struct qss_engine {
     qss_x *x; /* n_cols records (ghosts: q and dq only are kept current) */
     qss_q *q; /* n_cols records */
     event_heap heap;
-    /* Jacobian estimates: entry[e] ~ row entry e (mLIQSS), or, without
-     * entry and with has_diag, x[i].diag ~ df_i/dx_i (LIQSS) */
+    /* Jacobian estimates: entry[eng_entry_pos(j, k)] ~ row j's entry k
+     * (mLIQSS), or, without entry and with has_diag, x[i].diag ~ df_i/dx_i
+     * (LIQSS) */
     double *entry;
+    /* entry's layout: row j's estimates at j * entry_stride + k (rows as
+     * shapes, of nearly equal length: found without row_ptr, whose load an
+     * event's prefetches and pair search waited for), or at the model's CSR
+     * positions row_ptr[j] + k (entry_stride 0) */
+    int32_t entry_stride;
+    /* the event's prefetches ask for the dependents' row_ptr[j]: rows from
+     * the CSR, or mLIQSS where the estimates keep the CSR's positions or a
+     * re-evaluation reads the row's start (a numeric Jacobian's secants,
+     * and all but the fused second-order rows) */
+    int prefetch_row_start;
     int has_diag;
     double *io_column; /* eng_state_io's per-state column, kept between saves (or NULL) */
     int analytic_jac;  /* the problem's jac is used */
@@ -285,13 +296,20 @@ static inline const int32_t *eng_row(const qss_engine *e, int32_t j, int *len, i
 static inline const int32_t *eng_deps(const qss_engine *e, int32_t i, int *len, int32_t *base) {
     return eng_list(&e->shapes, e->shapes.deps, e->m->dep_ptr, e->m->dep_row, i, len, base);
 }
-/* Position of row j's own entry among the model's entries (its
- * diag_entry[j]), or -1: with shapes, from row_ptr[j], which the row's
- * other entries need too. */
+/* Allocates e->entry, a Jacobian estimate per row entry, all 0, and
+ * chooses its layout (entry_stride); after eng_alloc. Returns 0 or -1 (out
+ * of memory). */
+int eng_alloc_estimates(qss_engine *e);
+/* Position of row j's entry k among the estimates (e->entry). */
+static inline int64_t eng_entry_pos(const qss_engine *e, int32_t j, int k) {
+    return e->entry_stride ? (int64_t)j * e->entry_stride + k : e->m->row_ptr[j] + k;
+}
+/* Position of row j's own entry among the estimates, or -1: without
+ * shapes the model's diag_entry[j]. */
 static inline int64_t eng_diag_entry(const qss_engine *e, int32_t j) {
     if (!e->shapes.row) return e->m->diag_entry[j];
     int own = row_shape_own(&e->shapes, j);
-    return own >= 0 ? e->m->row_ptr[j] + own : -1;
+    return own >= 0 ? eng_entry_pos(e, j, own) : -1;
 }
 /* Passes the engine's state at a window end (every owned state's
  * polynomials, times, quantum, next time, Jacobian estimates and the
