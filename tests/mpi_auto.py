@@ -32,7 +32,8 @@ finish, close to the run on one rank); heat2d 200 x 200, whose mixed split
 N = 1e4's (9,999 on BDF) beside mLIQSS2; adr1d N = 1000 on 2 ranks, whose
 mLIQSS2 run under auto takes windows of its stretches (1/256 of the span),
 not the probes' short ones; adr1d-vardiff N = 1000 at tol 1e-4, whose
-CVODE start is dropped for mLIQSS2's probe from t0; buck-heatsink on 2
+CVODE start is dropped for mLIQSS2's probe from t0 (or, on a loaded
+machine, loses the race over that probe's span); buck-heatsink on 2
 ranks, whose switching one rank handles alone (every rank must take its
 discrete variables before a probe evaluates the crossing).
 
@@ -425,10 +426,16 @@ def check_start_dropped(args, failures):
     the first sample (t = 1), where mLIQSS2 alone has 4.1e-5. The first
     probes beside the start begin where it began (auto_run.c, probe_due):
     mLIQSS2's, 20 times cheaper, wins and is kept, and the start is dropped.
-    On 1 and 2 ranks the summary, /methods (start_dropped_to) and qmol info
-    must say the start was dropped, the first
-    segment (t = 0) must be a QSS one, and the error at the first sample
-    must be at most 2 x mLIQSS2's alone there."""
+    Then the summary, /methods (start_dropped_to) and qmol info must say the
+    start was dropped, the first segment (t = 0) must be a QSS one, and the
+    error at the first sample must be at most 2 x mLIQSS2's alone there.
+    On a loaded machine the probe from t = 0 can run out of its budget
+    before its cost settles and lose; the run then loses the race over the
+    probe's span, and QSS takes over from where CVODE got (a 2-rank run
+    beside a busy loop, 1 time in 7: mLIQSS2 from t = 0.027, e_rr at t = 1
+    2.3e-4). That run keeps auto's accuracy (1.5 x the larger first-sample
+    error of CVODE and mLIQSS2 alone, + tol / 10) and must have switched by
+    that race; the start must be dropped on one rank count at least."""
     problem = ["--problem", "adr1d-vardiff", "--set", "N=1000"]
     tol = ["--tol", "1e-4"]
     xref = reference(args, "vardiff-1e3", problem, 10.0)
@@ -437,38 +444,59 @@ def check_start_dropped(args, failures):
         x = read_result(out).states
         return e_rr(x[:1], xref[:1])
 
-    out = os.path.join(args.scratch, "vardiff-1e3-mliqss2-1e-4.h5")
-    r = qmol(args, 1, problem, 10.0, out, ["--method", "mliqss2"] + tol)
-    if r.returncode != 0:
-        failures.append("vardiff N = 1000 mliqss2: exit %d: %s" % (r.returncode, r.stderr))
-        return
-    e_q = first_error(out)
+    alone = {}
+    for m in ("mliqss2", "cvode"):
+        out = os.path.join(args.scratch, "vardiff-1e3-%s-1e-4.h5" % m)
+        r = qmol(args, 1, problem, 10.0, out, ["--method", m] + tol)
+        if r.returncode != 0:
+            failures.append("vardiff N = 1000 %s: exit %d: %s" % (m, r.returncode, r.stderr))
+            return
+        alone[m] = first_error(out)
+    e_q = alone["mliqss2"]
+    raced_bound = 1.5 * max(alone.values()) + 1e-5
+    dropped_on = []
     for p in (1, 2):
         out = os.path.join(args.scratch, "vardiff-1e3-auto-1e-4-np%d.h5" % p)
-        r = qmol(args, p, problem, 10.0, out, ["--method", "auto"] + tol)
+        r = qmol(args, p, problem, 10.0, out, ["--method", "auto"] + tol,
+                 env={"QMOL_AUTO_TRACE": "1"})
         if r.returncode != 0:
             failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: exit %d: %s"
                             % (p, r.returncode, r.stderr.strip()))
             continue
         said = segments_said(r.stdout)
         dropped = re.search(r"^    the start \(CVODE's, to t = \S+\) was dropped", r.stdout, re.M)
+        raced = re.search(r"^auto: +(mliqss2|mixed) +race +\[0, ", r.stderr, re.M)
         e = first_error(out)
         print("vardiff N = 1000 auto tol 1e-4 P=%d: first segments %s, start dropped: %s, "
-              "e_rr at t = 1 %.3e (mLIQSS2 alone %.3e)" % (p, said[:2], bool(dropped), e, e_q))
-        if not dropped or not said or said[0][1] not in ("mliqss2", "mixed"):
-            failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: CVODE's start not dropped: %s"
-                            % (p, r.stdout))
-        # the output says so too: /methods' attribute and qmol info
+              "raced from t = 0: %s, e_rr at t = 1 %.3e (mLIQSS2 alone %.3e, CVODE %.3e)"
+              % (p, said[:2], bool(dropped), bool(raced), e, e_q, alone["cvode"]))
+        if dropped:
+            dropped_on.append(p)
+            if not said or said[0][1] not in ("mliqss2", "mixed"):
+                failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: start dropped, but the "
+                                "first segment is %s" % (p, said[:1]))
+            if not e <= 2 * e_q:
+                failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: e_rr at t = 1 %.3e, above "
+                                "2 x mLIQSS2's %.3e" % (p, e, e_q))
+        elif not (raced and len(said) > 1 and said[0][1] == "cvode" and
+                  said[1][1] in ("mliqss2", "mixed")):
+            failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: CVODE's start neither dropped "
+                            "nor raced by a QSS probe from t = 0: %s" % (p, r.stdout))
+        elif not e <= raced_bound:
+            failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: raced from t = 0, e_rr at "
+                            "t = 1 %.3e above %.3e" % (p, e, raced_bound))
+        # the output says what happened: /methods' attribute and qmol info
         with h5py.File(out, "r") as f:
             to = f["methods"].attrs.get("start_dropped_to")
         info = subprocess.run([args.qmol, "info", out], capture_output=True, text=True,
                               timeout=60).stdout
-        if to is None or not 0.0 < float(to) < 1.0 or "was dropped for a probe" not in info:
-            failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: /methods start_dropped_to %s, "
-                            "qmol info: %s" % (p, to, info))
-        if not e <= 2 * e_q:
-            failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: e_rr at t = 1 %.3e, above 2 x "
-                            "mLIQSS2's %.3e" % (p, e, e_q))
+        told = to is not None and 0.0 < float(to) < 1.0 and "was dropped for a probe" in info
+        if told != bool(dropped):
+            failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: start dropped %s, but "
+                            "/methods start_dropped_to %s, qmol info: %s"
+                            % (p, bool(dropped), to, info))
+    if not dropped_on:
+        failures.append("vardiff N = 1000 auto tol 1e-4: CVODE's start dropped on no rank count")
 
 
 def unprobed_split(args, what, split, p, problem, tf, out, failures):
@@ -496,7 +524,9 @@ def check_mixed_floor(args, failures):
     auto_run.c, mixed_floor), and it must never be probed (each such probe
     took 0.06 s of a 0.4 s run and lost by 300x). On 1 and 2 ranks: no
     mixed probe in QMOL_AUTO_TRACE, and the answer as close to the exact
-    semi-discrete solution as CVODE's alone (1.5 x its e_rr + tol / 10)."""
+    semi-discrete solution as CVODE's alone (1.5 x its e_rr + tol / 10);
+    on 1 rank the floor must have left the split out at least once (in one
+    of two runs: where no probe comes due, nothing is left out)."""
     problem = ["--problem", "heat2d", "--set", "nx=200", "--set", "ny=200"]
     out = os.path.join(args.scratch, "heat2d-200-cvode.h5")
     r = qmol(args, 1, problem, 0.1, out, ["--method", "cvode", "--quiet"])
@@ -516,8 +546,14 @@ def check_mixed_floor(args, failures):
         e = e_rr(read_result(out).states, exact)
         print("heat2d 200 x 200 auto P=%d: e_rr %.3e (bound %.3e)" % (p, e, bound))
         if p == 1 and not floors:
-            failures.append("heat2d 200 x 200 auto P=1: the floor never left the mixed split out "
-                            "(was it ever due?)")
+            # no probe came due (a loaded machine's CVODE cost never settled,
+            # 1 run in 3 beside a busy loop): the floor was not tried; once
+            # more, where it must be
+            again = unprobed_split(args, "heat2d 200 x 200 (again)", "4 QSS states", p, problem,
+                                   0.1, out, failures)
+            if again is not None and not again[1]:
+                failures.append("heat2d 200 x 200 auto P=1: the floor never left the mixed split "
+                                "out in two runs (was it ever due?)")
         if not e <= bound:
             failures.append("heat2d 200 x 200 auto P=%d: e_rr %.3e above %.3e" % (p, e, bound))
     # adr1d N = 1e4: --assign auto puts 9,999 states on BDF; beside mLIQSS2,
