@@ -547,7 +547,7 @@ def check_mixed_floor(args, failures):
         print("heat2d 200 x 200 auto P=%d: e_rr %.3e (bound %.3e)" % (p, e, bound))
         if p == 1 and not floors:
             # no probe came due (a loaded machine's CVODE cost never settled,
-            # 1 run in 3 beside a busy loop): the floor was not tried; once
+            # 1 run in 5 beside a busy loop): the floor was not tried; once
             # more, where it must be
             again = unprobed_split(args, "heat2d 200 x 200 (again)", "4 QSS states", p, problem,
                                    0.1, out, failures)
