@@ -64,6 +64,11 @@ static inline int64_t model_gid(const model *m, int32_t j) {
     return m->gid ? m->gid[j] : (int64_t)j;
 }
 
+/* Entries in local row j. */
+static inline int model_row_length(const model *m, int32_t j) {
+    return (int)(m->row_ptr[j + 1] - m->row_ptr[j]);
+}
+
 /* Doubles of scratch that model_rhs and model_jac need: 0 when no row
  * repeats a state. */
 static inline size_t model_scratch_size(const model *m) {
@@ -103,7 +108,7 @@ static inline void model_jac(const model *m, int32_t j, double t, const double *
     for (int64_t k = 0; k < len; k++)
         listed[k] = vals[pos[k]];
     p->jac(p->data, model_gid(m, j), t, listed, d);
-    for (int64_t e = 0, n = m->row_ptr[j + 1] - m->row_ptr[j]; e < n; e++)
+    for (int e = 0, n = model_row_length(m, j); e < n; e++)
         dfdv[e] = 0.0;
     for (int64_t k = 0; k < len; k++)
         dfdv[pos[k]] += d[k];

@@ -113,7 +113,7 @@ static int row_jacobian(const cv_run *r, int32_t j, double t, const double *x, d
                         double *vals, double *dfdv, uint64_t *fd) {
     const model *m = r->m;
     double *listed = listed_of(r, vals);
-    int64_t len = m->row_ptr[j + 1] - m->row_ptr[j];
+    int64_t len = model_row_length(m, j);
     gather(m, j, x, vals);
     if (r->analytic_jac) {
         model_jac(m, j, t, vals, dfdv, listed);

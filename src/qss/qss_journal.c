@@ -60,18 +60,13 @@ void journal_begin(qss_engine *e) {
     }
 }
 
-/* Row i's entries (its Jacobian estimates under mLIQSS). */
-static int64_t row_length(const qss_engine *e, int32_t i) {
-    return e->m->row_ptr[i + 1] - e->m->row_ptr[i];
-}
-
 /* Doubles in state i's record. */
 static size_t record_size(const qss_engine *e, int32_t i) {
     size_t size = 1 + COMMON_FIELDS;
     if (i >= e->n) return size;
     const qss_journal *j = e->journal;
     size += 1 + (e->activity != NULL) + (size_t)j->nmethod;
-    if (e->entry) size += (size_t)row_length(e, i);
+    if (e->entry) size += (size_t)model_row_length(e->m, i); /* its Jacobian estimates */
     return size;
 }
 
@@ -103,7 +98,7 @@ void journal_save(qss_engine *e, int32_t i) {
     for (int k = 0; k < j->nmethod; k++)
         *r++ = j->method_field[k][i];
     if (e->entry)
-        for (int64_t p = eng_entry_pos(e, i, 0), end = p + row_length(e, i); p < end; p++)
+        for (int64_t p = eng_entry_pos(e, i, 0), end = p + model_row_length(e->m, i); p < end; p++)
             *r++ = e->entry[p];
 }
 
@@ -121,7 +116,8 @@ int journal_restore(qss_engine *e) {
         for (int k = 0; k < j->nmethod; k++)
             j->method_field[k][i] = *r++;
         if (e->entry)
-            for (int64_t p = eng_entry_pos(e, i, 0), end = p + row_length(e, i); p < end; p++)
+            for (int64_t p = eng_entry_pos(e, i, 0), end = p + model_row_length(e->m, i); p < end;
+                 p++)
                 e->entry[p] = *r++;
     }
     j->used = 0;

@@ -63,13 +63,13 @@ static int record_column(state_io *io, const char *name, double *col, void *reco
 static void get_entry(const qss_engine *e, int32_t n, int w, double *col) {
     const model *m = e->m;
     for (int32_t j = 0; j < n; j++)
-        col[j] = m->row_ptr[j] + w < m->row_ptr[j + 1] ? e->entry[eng_entry_pos(e, j, w)] : 0.0;
+        col[j] = w < model_row_length(m, j) ? e->entry[eng_entry_pos(e, j, w)] : 0.0;
 }
 
 static void put_entry(qss_engine *e, int32_t n, int w, const double *col) {
     const model *m = e->m;
     for (int32_t j = 0; j < n; j++)
-        if (m->row_ptr[j] + w < m->row_ptr[j + 1]) e->entry[eng_entry_pos(e, j, w)] = col[j];
+        if (w < model_row_length(m, j)) e->entry[eng_entry_pos(e, j, w)] = col[j];
 }
 
 /* Sends the owned q's to the ghosts, whose quanta follow from them as in the

@@ -89,7 +89,7 @@ static qmol_problem reflect_problem(reflect *r, int64_t n, int64_t triple) {
 
 /* Row j's columns as global ids. */
 static void row_ids(const model *m, int32_t j, int64_t *ids, int *len) {
-    *len = (int)(m->row_ptr[j + 1] - m->row_ptr[j]);
+    *len = model_row_length(m, j);
     for (int k = 0; k < *len; k++)
         ids[k] = model_gid(m, m->row_col[m->row_ptr[j] + k]);
 }

@@ -74,10 +74,6 @@ static void teardown(fixture *f) {
     if (f->p.destroy) f->p.destroy(f->p.data);
 }
 
-static int row_length(const model *m, int32_t j) {
-    return (int)(m->row_ptr[j + 1] - m->row_ptr[j]);
-}
-
 /* Row j's entry k, as a value no other entry has. */
 static double mark(int32_t j, int k) {
     return 1000.0 * j + k + 1.0;
@@ -92,7 +88,7 @@ static void check_layout(fixture *f, int32_t stride) {
     int64_t len = stride ? (int64_t)e->n * stride : m->nnz;
     char *taken = calloc((size_t)len, 1);
     for (int32_t j = 0; j < e->n; j++) {
-        for (int k = 0; k < row_length(m, j); k++) {
+        for (int k = 0; k < model_row_length(m, j); k++) {
             int64_t pos = eng_entry_pos(e, j, k);
             assert_in_range(pos, 0, len - 1);
             assert_false(taken[pos]);
@@ -108,11 +104,11 @@ static void check_layout(fixture *f, int32_t stride) {
     for (int32_t j = 0; j < e->n; j += 3)
         journal_touch(e, j);
     for (int32_t j = 0; j < e->n; j++)
-        for (int k = 0; k < row_length(m, j); k++)
+        for (int k = 0; k < model_row_length(m, j); k++)
             e->entry[eng_entry_pos(e, j, k)] = -1.0;
     assert_int_equal(journal_restore(e), 0);
     for (int32_t j = 0; j < e->n; j++)
-        for (int k = 0; k < row_length(m, j); k++)
+        for (int k = 0; k < model_row_length(m, j); k++)
             assert_true(e->entry[eng_entry_pos(e, j, k)] == (j % 3 == 0 ? mark(j, k) : -1.0));
 }
 
