@@ -248,21 +248,39 @@ def check_case(args, name, failures):
     return bound
 
 
-def check_kept_probes(args, bound, failures):
+def check_kept_probes(args, failures):
     """adr1d-vardiff N = 400 with 96 samples (three in a probe's span of 1/32
     of the run): a probe that wins is kept, and the run goes on from its end
     with the samples it passed (auto_run.c, go_on_from_probe). The first
     switch, from CVODE's start to mLIQSS2 (50 times cheaper there), is one.
-    On 1 and 2 ranks the samples must keep the vardiff case's bound, the
-    events per sample (--activity samples) must add up to the run's, and at
-    least one kept probe must have passed samples (QMOL_AUTO_TRACE's "kept"
-    lines)."""
-    problem, tf, _ = CASES["vardiff"]
+    On 1 and 2 ranks the samples must keep a bound made as the vardiff
+    case's is, from the single methods at the same 96 samples, the events
+    per sample (--activity samples) must add up to the run's, and at least
+    one kept probe must have passed samples (QMOL_AUTO_TRACE's "kept"
+    lines).
+
+    Every run here, auto's and the single methods', uses --cvode-norm max.
+    What is checked is that kept probes keep the methods' accuracy, and
+    with CVODE's RMS norm that accuracy is a lottery on this front which
+    96 samples see in full: the front's phase error peaks at t = 0.5 to
+    1.4, between the 10 samples of the vardiff case. CVODE alone on one
+    rank drew e_rr / tol from 3.3e-3 to 3.6e-2 over the eleven tolerances
+    0.8e-3 ... 1.2e-3 (0.025 and 0.030 at 0.84e-3 and 0.92e-3), above the
+    case's bound of about 1.5e-2: an auto run whose CVODE took over at
+    t = 0.31 on 2 ranks drew 3.47e-2 (docs/methods.md, "Known open
+    defects"). With the max norm each state is held to its tolerance."""
+    problem, tf, singles = CASES["vardiff"]
     xref = reference(args, "vardiff", problem, tf, 96)
+    norm = ["--cvode-norm", "max"]
+    bound = accuracy_bound(args, "vardiff-96", problem, tf, [s + norm for s in singles], xref,
+                           failures, 96)
+    if bound is None:
+        return
     passed = 0
     for p in (1, 2):
         out = os.path.join(args.scratch, "vardiff-kept-np%d.h5" % p)
-        r = qmol(args, p, problem, tf, out, ["--method", "auto", "--activity", "samples"], 96,
+        r = qmol(args, p, problem, tf, out,
+                 ["--method", "auto", "--activity", "samples"] + norm, 96,
                  {"QMOL_AUTO_TRACE": "1"})
         if r.returncode != 0:
             failures.append("vardiff kept P=%d: exit %d: %s" % (p, r.returncode, r.stderr.strip()))
@@ -592,9 +610,9 @@ def check_discrete_on_two_ranks(args, failures):
 def main():
     args = parse_args("auto")
     failures = []
-    bounds = {name: check_case(args, name, failures) for name in CASES}
-    if bounds["vardiff"] is not None:
-        check_kept_probes(args, bounds["vardiff"], failures)
+    for name in CASES:
+        check_case(args, name, failures)
+    check_kept_probes(args, failures)
     check_foresight(args, failures)
     check_shortest_windows(args, failures)
     check_run_windows(args, failures)

@@ -154,7 +154,7 @@ typedef struct auto_run {
     int ncand;
     double span;
     int64_t n_global; /* states over all ranks */
-    double bdf_step;  /* the step CVODE left, for its next start */
+    double bdf_step;  /* the step CVODE would take next where its last run or probe ended */
     int can_probe;    /* discrete variables, if any, can be saved and put back */
     double *discrete;
     /* the segment that runs */
@@ -406,14 +406,15 @@ static int probe_sample(void *ctx, int64_t k, double t, const double *x) {
 /* Room for keeping candidate c's probe from t to end, with the run's
  * samples in (t, end] (times[0 .. *count), then end if it is not one):
  * 0, or -1 when it is not kept (discrete variables, more than KEEP_SAMPLES
- * samples, out of memory; a CVODE probe that starts with the step a
- * CVODE run or probe left: started so at order 1 where a start needs short
- * steps, CVODE's output lost accuracy, run_segment). Local: probe agrees it. */
+ * samples, out of memory; CVODE: a fresh CVODE started where its probe
+ * ended, a dozen steps into the probe's own start, took 343 steps over
+ * [2.56, 10] on adr2d 300 x 300 where one started at the probe's start, from
+ * mLIQSS2's states at 2.40, took 270). Local: probe agrees it. */
 static int keep_room(auto_run *A, int c, double t, double end, double *times, int64_t *count) {
     const integrator_options *o = A->o;
     kept_probe *kp = &A->cand[c].kept;
     kp->valid = 0;
-    if (!A->can_keep || (c == CAND_BDF && A->bdf_step > 0.0)) return -1;
+    if (!A->can_keep || c == CAND_BDF) return -1;
     int64_t k = sample_after(o, A->seg_first, t), real = sample_after(o, k, end) - k;
     if (real > KEEP_SAMPLES) return -1;
     kp->first_k = k;
@@ -474,8 +475,14 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     o.stop_requested = probe_over, o.stop_ctx = &P;
     o.on_discrete = NULL, o.progress = NULL, o.trace = NULL;
     o.activity = P.keep && P.keep->counts ? P.keep->activity : NULL;
-    o.first_step = 0.0, o.last_step = NULL;
-    if (c == CAND_BDF) o.first_step = A->bdf_step, o.last_step = &A->bdf_step;
+    /* (CVODE finds its first step itself, as a run does: started with the
+     * step the last CVODE integration left, from other states, it stayed at
+     * order 1 on that step with its error near the tolerance, adr2d
+     * 300 x 300 at t = 2.3: 12 steps of 0.0095 where CVODE's own start
+     * reached the steps of its runs, and its probes measured 0.67-0.94 s
+     * per unit of t against 0.35-0.5 for its runs; mLIQSS2 then ran at
+     * 1.1-1.2) */
+    o.last_step = c == CAND_BDF ? &A->bdf_step : NULL;
     cap_windows(A, c, 0, &o);
     qmol_stats s;
     memset(&s, 0, sizeof s);
@@ -963,10 +970,10 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     if (o.progress)
         progress_switch(o.progress,
                         integrator_has(o.method, INTEGRATOR_QSS_ENGINE) ? "events" : "steps");
-    /* (CVODE finds its first step itself: one from a probe, taken at order
-     * 1 where a start needs short steps, cost accuracy: heat2d-thermostat,
-     * tol 1e-3, e_rr 5.3e-2 against 7.6e-3) */
-    if (c == CAND_BDF) o.first_step = 0.0, o.last_step = &A->bdf_step;
+    /* (CVODE finds its first step itself, as its probes do: one from a
+     * probe, taken at order 1 where a start needs short steps, cost
+     * accuracy: heat2d-thermostat, tol 1e-3, e_rr 5.3e-2 against 7.6e-3) */
+    if (c == CAND_BDF) o.last_step = &A->bdf_step;
     if (A->can_probe) cap_windows(A, c, 1, &o);
     if (c == CAND_QSS && A->fs_on) {
         o.activity = qss_events(A);

@@ -103,11 +103,9 @@ typedef struct integrator_options {
     /* A method that chooses as it runs (--method auto): what it chose
      * (method_log.h; NULL: not asked). */
     struct method_log *methods;
-    /* CVODE alone (cvode_integrate): the first step to try (0: CVODE's own
-     * estimate), and where to leave the step it would take next (NULL: not
-     * asked), so that a run that goes on from where another stopped (auto's
-     * segments) need not find its step size again. */
-    double first_step;
+    /* CVODE alone (cvode_integrate): where to leave the step it would take
+     * next at its end (NULL: not asked; auto's measure of what CVODE costs
+     * per unit of t). */
     double *last_step;
 } integrator_options;
 

@@ -160,10 +160,6 @@ static int configure_cvode(cvode_block *b, linsol_id which, char *err, size_t er
     if (cvl_check(flag, "CVodeSetMaxNumSteps", r, err, errlen)) return -1;
     flag = CVodeSetStopTime(mem, o->tf);
     if (cvl_check(flag, "CVodeSetStopTime", r, err, errlen)) return -1;
-    if (o->first_step > 0.0 && o->first_step < o->tf - o->t0) {
-        flag = CVodeSetInitStep(mem, o->first_step);
-        if (cvl_check(flag, "CVodeSetInitStep", r, err, errlen)) return -1;
-    }
     if (cvl_attach(r, mem, which, b->A, b->LS, err, errlen)) return -1;
     /* SPGMR's residual bound is a 2-norm, CVODE's tolerance a norm of the
      * weighted errors: for the RMS norm CVODE scales by sqrt(n); a bound on
