@@ -201,16 +201,16 @@ static int tracing(const auto_run *A) {
 static void trace(const auto_run *A, const char *what, int c, const meter *M, double cost,
                   const qmol_stats *s) {
     if (!tracing(A)) return;
-    fprintf(stderr,
-            "auto: %-8s %-5s [%.6g, %.6g] -> %.6g  wall %.4g  rate %.4g%s  (%llu events, %llu "
-            "steps, %llu linear set-ups)\n",
-            A->cand[c].o.method->name, what, M->t_a, M->t_b, M->t_end, cost, A->cand[c].rate,
-            M->lost ? "  lost" : "",
-            /* (CVODE counts its steps as events) */
-            (unsigned long long)(integrator_has(A->cand[c].o.method, INTEGRATOR_QSS_ENGINE)
-                                     ? s->events
-                                     : 0),
-            (unsigned long long)s->nst, (unsigned long long)s->nsetups);
+    fprintf(
+        stderr,
+        "auto: %-8s %-5s [%.6g, %.6g] -> %.6g  wall %.4g  rate %.4g%s  (%llu events, %llu "
+        "steps, %llu linear set-ups, %llu windows)\n",
+        A->cand[c].o.method->name, what, M->t_a, M->t_b, M->t_end, cost, A->cand[c].rate,
+        M->lost ? "  lost" : "",
+        /* (CVODE counts its steps as events) */
+        (unsigned long long)(integrator_has(A->cand[c].o.method, INTEGRATOR_QSS_ENGINE) ? s->events
+                                                                                        : 0),
+        (unsigned long long)s->nst, (unsigned long long)s->nsetups, (unsigned long long)s->windows);
 }
 
 /* ---- estimates and choices ------------------------------------------------ */
