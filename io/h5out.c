@@ -67,6 +67,7 @@ static int write_root_attrs(const h5u_ectx *c, hid_t file, const h5out_meta *m) 
     if (m->linsol && h5u_put_str(c, file, "linsol", m->linsol)) return -1;
     if (m->precond && h5u_put_str(c, file, "precond", m->precond)) return -1;
     if (m->cvode_norm && h5u_put_str(c, file, "cvode_norm", m->cvode_norm)) return -1;
+    if (m->qss_method && h5u_put_str(c, file, "qss_method", m->qss_method)) return -1;
     int np = m->def ? m->def->nparams : 0;
     for (int i = 0; i < np; i++) {
         const char *pn = m->def->params[i].name;

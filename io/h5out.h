@@ -44,6 +44,7 @@ typedef struct h5out_meta {
     const char *linsol;     /* CVODE's linear solver, NULL for QSS methods */
     const char *precond;    /* SPGMR's preconditioner, NULL for the others */
     const char *cvode_norm; /* CVODE's error norm ("rms", "max"), NULL for QSS methods */
+    const char *qss_method; /* mixed's QSS block's method, auto's QSS method; NULL for the others */
     double reltol, abstol, t0, tf;
     int64_t samples;
     const qmol_problem_def *def; /* parameter names */

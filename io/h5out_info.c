@@ -361,9 +361,10 @@ static void print_info(const char *path, hid_t file) {
     free(lay);
     row_attr(file, "problem", "problem");
     row_attr(file, "method", "method");
-    /* CVODE runs: the linear solver, preconditioner and error norm */
-    static const char *const cvode_attrs[] = {"linsol", "precond", "cvode_norm"};
-    for (int k = 0; k < 3; k++) {
+    /* CVODE runs: the linear solver, preconditioner and error norm; mixed
+     * and auto: the QSS method */
+    static const char *const cvode_attrs[] = {"linsol", "precond", "cvode_norm", "qss_method"};
+    for (int k = 0; k < 4; k++) {
         const char *name = cvode_attrs[k];
         char *v = h5r_attr_text(file, name);
         if (v) row(name, v);

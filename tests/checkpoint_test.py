@@ -458,6 +458,52 @@ def discrete_from_handler(args, s, fails):
                      % (sw, diode, loss, want_sw, want_diode, want_loss, t))
 
 
+def auto_qss_method(args, s, fails):
+    """auto's QSS method is LIQSS2 unless --qss-method is given (mLIQSS2 until
+    2026-11-30): its checkpoint's stored arguments name it once, and a
+    restart goes on with it; a checkpoint of auto whose arguments name none
+    (where's, with --qss-method taken out: written before then) goes on
+    under mLIQSS2. The summary says which (auto's line: "auto (QSS method
+    M)"); the result file's attribute qss_method is the first run's (a
+    restart goes on writing its file)."""
+    where = fresh(os.path.join(s, "auto-qss-method"))
+    loud = [a for a in AUTO if a != "--quiet"]  # (the summary, stored for the restarts)
+    killed_after(args, loud + ["--output", "run.h5", "--checkpoint-every", "t=0.1"], where, 1,
+                 0.2)
+    old = where + "-unnamed"
+    shutil.rmtree(old, ignore_errors=True)
+    shutil.copytree(where, old)
+    with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
+        stored = f.attrs["args"]
+        stored = stored.decode() if isinstance(stored, bytes) else str(stored)
+        if stored.count("--qss-method\n") != 1 or "--qss-method\nliqss2\n" not in stored:
+            fails.append("auto's checkpoint: the stored arguments should name liqss2 once: %r"
+                         % stored)
+            return
+        f.attrs["args"] = stored.replace("--qss-method\nliqss2\n", "")
+        del f.attrs["strings_checksum"]
+    for d, want in ((where, "liqss2"), (old, "mliqss2")):
+        r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=d,
+                           capture_output=True, text=True, timeout=600)
+        said = re.search(r"^qmol: .*, auto \(QSS method (\S+)\),", r.stdout, re.M)
+        got = said.group(1) if r.returncode == 0 and said else None
+        print("auto's checkpoint%s resumed: exit %d, qss_method %s"
+              % (" naming no QSS method" if d == old else "", r.returncode, got))
+        if d == where and r.returncode == 0:
+            with h5py.File(os.path.join(d, "run.h5"), "r") as f:
+                attr = f.attrs.get("qss_method")
+            attr = attr.decode() if isinstance(attr, bytes) else attr
+            info = subprocess.run([args.qmol, "info", os.path.join(d, "run.h5")],
+                                  capture_output=True, text=True, timeout=60).stdout
+            if attr != "liqss2" or not re.search(r"^qss_method +liqss2$", info, re.M):
+                fails.append("auto's result file: attribute qss_method %s, qmol info %r"
+                             % (attr, info))
+        if got != want:
+            fails.append("auto's checkpoint%s resumed: exit %d, qss_method %s, not %s: %s"
+                         % (" naming no QSS method" if d == old else "", r.returncode, got, want,
+                            r.stderr.strip()))
+
+
 def small_runs(args, s, fails):
     """The 1-rank runs of a few seconds (also run under the sanitizers)."""
     # more methods: their whole state is saved, so the run goes on unchanged
@@ -817,6 +863,7 @@ def main():
     # --method auto the same way: its checkpoint holds the states; the resumed
     # run probes and chooses again from them
     stop_and_resume(args, s, "auto", AUTO, fails, tight_reference(args, s, AUTO))
+    auto_qss_method(args, s, fails)
 
     # CVODE, killed and resumed: error against the exact solution
     cv = fresh(os.path.join(s, "cvode"))

@@ -461,7 +461,8 @@ def group_bad_input(group):
     # the options table's defaults, shown once after each option's help
     for line in ("--tol T               relative tolerance / quantum (default 1e-3)",
                  "--max-order N         CVODE BDF maximum order, 1..5 (default 5)",
-                 "--qss-method M        mixed: the QSS block's method (default mliqss2)"):
+                 "--qss-method M        the QSS method: of mixed's QSS block (default mliqss2),\n"
+                 "                        of auto (default liqss2)"):
         usage.check(rc == 0 and line in out, f"usage lacks {line!r}: {out!r}")
     usage.check(re.search(r"--method M +qss1 .* auto \(default auto\)\n", out) is not None,
                 f"usage does not give --method's default: {out!r}")

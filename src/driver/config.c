@@ -213,16 +213,24 @@ static char *join_args(int argc, char **argv) {
  * INI file, was written by a run of it (checkpoints since name theirs). */
 #define OLD_DEFAULT_METHOD "mliqss2"
 
+/* The QSS method when --qss-method is not given: mixed's, and auto's. Until
+ * 2026-11-30 auto took mliqss2 too: a restart whose stored arguments name no
+ * QSS method was written by such a run (runs of auto since store theirs).
+ * LIQSS2 measured as fast or faster under auto on every problem of
+ * bench-auto's suite (adr2d 300 x 300, tol 1e-3, one rank: 3.9-4.6 s
+ * against 5.2-6.5; docs/methods.md, "auto's QSS method"). */
+#define MIXED_QSS_METHOD "mliqss2"
+#define AUTO_QSS_METHOD "liqss2"
+
 /* The arguments a checkpoint stores name the method the run took, given
  * on the command line or not (the default's, an INI file's): a restart
  * goes on with the run's own, whatever the default or its INI file say
  * by then. */
-static int name_method(run_config *c) {
-    const char *name = c->method->name;
+static int name_option(run_config *c, const char *option, const char *name) {
     size_t len = strlen(c->args_text);
-    char *s = realloc(c->args_text, len + strlen("--method\n") + strlen(name) + 2);
+    char *s = realloc(c->args_text, len + strlen(option) + strlen(name) + 3);
     if (!s) return -1;
-    sprintf(s + len, "--method\n%s\n", name);
+    sprintf(s + len, "%s\n%s\n", option, name);
     c->args_text = s;
     return 0;
 }
@@ -243,7 +251,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
         }
         if (rc) return rc;
     }
-    int method_on_line = 0;
+    int method_on_line = 0, qss_on_line = 0;
     for (int a = 0; a < argc; a++) {
         const char *arg = argv[a];
         if (!strcmp(arg, "-c") || !strcmp(arg, "--config")) {
@@ -271,6 +279,7 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
         char where[80];
         snprintf(where, sizeof where, "--%s", run_option_name(o));
         method_on_line |= !strcmp(run_option_name(o), "method");
+        qss_on_line |= !strcmp(run_option_name(o), "qss-method");
         if (!value && run_option_is_flag(o)) {
             value = "true";
         } else if (!value) {
@@ -296,7 +305,14 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
                      c->window_min, c->window_max);
     if (!c->abstol_given) c->abstol = DEFAULT_ABSTOL_RATIO * c->reltol;
     if (!c->method_given && c->restart) c->method = integrator_by_name(OLD_DEFAULT_METHOD);
-    if (!method_on_line && name_method(c)) return failf(err, errlen, "out of memory");
+    if (!method_on_line && name_option(c, "--method", c->method->name))
+        return failf(err, errlen, "out of memory");
+    int chooses = integrator_has(c->method, INTEGRATOR_CHOOSES);
+    if (!c->qss_method_given)
+        c->qss_method =
+            integrator_by_name(chooses && !c->restart ? AUTO_QSS_METHOD : MIXED_QSS_METHOD);
+    if (chooses && !qss_on_line && name_option(c, "--qss-method", c->qss_method->name))
+        return failf(err, errlen, "out of memory");
     return check_assignment(c, err, errlen);
 }
 

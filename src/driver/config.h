@@ -49,10 +49,11 @@ typedef struct run_config {
     int64_t coarsen_above;                 /* 0: the partitioner's default */
     int pieces;                            /* METIS pieces per rank, 0: the method's default */
     /* --method mixed */
-    const integrator_def *qss_method; /* the QSS block's method */
-    char *bdf_rule;                   /* --bdf RULE */
-    char *bdf_file;                   /* --bdf-file PATH */
-    int assign_auto;                  /* --assign auto */
+    const integrator_def *qss_method; /* the QSS block's method (auto's QSS method) */
+    int qss_method_given; /* --qss-method given, on the command line or in an INI file */
+    char *bdf_rule;       /* --bdf RULE */
+    char *bdf_file;       /* --bdf-file PATH */
+    int assign_auto;      /* --assign auto */
     double assign_threshold;
     int assign_depth; /* -1: not given (ASSIGN_DEPTH) */
     int coupling;     /* COUPLING_* */

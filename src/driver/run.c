@@ -70,6 +70,10 @@ static h5out_meta output_meta(const run_ctx *r) {
                         .cvode_norm = integrator_has(c->method, INTEGRATOR_BDF)
                                           ? cvode_norm_name(c->cvode_norm)
                                           : NULL,
+                        .qss_method = integrator_has(c->method, INTEGRATOR_ASSIGNS) ||
+                                              integrator_has(c->method, INTEGRATOR_CHOOSES)
+                                          ? c->qss_method->name
+                                          : NULL,
                         .reltol = c->reltol,
                         .abstol = c->abstol,
                         .t0 = r->prob.t0,

@@ -150,7 +150,7 @@ static int set_method(run_config *c, const run_option *o, const char *value, cha
         return SAY_VALUE;
     }
     *(const integrator_def **)field_of(c, o) = m;
-    if (!qss_only) c->method_given = 1;
+    *(qss_only ? &c->qss_method_given : &c->method_given) = 1;
     return SET_OK;
 }
 
@@ -305,8 +305,9 @@ static const run_option options[] = {
     {"set", "KEY=VALUE", "problem parameter (repeatable)", .set = set_assignment,
      .must = "expected KEY=VALUE"},
     {"method", "M", "{methods}", .set = set_method, .field = FIELD(method), .initial = "auto"},
-    {"qss-method", "M", "mixed: the QSS block's method", .set = set_method,
-     .field = FIELD(qss_method), .initial = "mliqss2"},
+    {"qss-method", "M",
+     "the QSS method: of mixed's QSS block (default mliqss2),\nof auto (default liqss2)",
+     .set = set_method, .field = FIELD(qss_method)},
     {"bdf", "RULE",
      "mixed: states for BDF, e.g. \"x>5\", \"i>=500 && i<900\"\n(i state id, x y z grid "
      "coordinates, c component)",
@@ -512,6 +513,7 @@ void run_options_defaults(run_config *c) {
     }
     c->samples_given = 0; /* set_samples marks a given value */
     c->method_given = 0;  /* and set_method */
+    c->qss_method_given = 0;
 }
 
 void run_options_list(char *buf, size_t len, int cli) {

@@ -125,8 +125,12 @@ static void print_summary(const run_config *c, const qmol_problem *p, const char
                  precond ? " with " : "", precond ? precond : "", norm);
     else
         snprintf(solver, sizeof solver, "%s", norm);
+    char method[96];
+    snprintf(method, sizeof method,
+             integrator_has(m, INTEGRATOR_CHOOSES) ? "%s (QSS method %s)" : "%s", m->name,
+             c->qss_method->name);
     printf("qmol: %s, n=%lld, %s, tol=%g abstol=%g, t in [%g, %g], %lld samples%s\n", c->problem,
-           (long long)p->n, m->name, c->reltol, c->abstol, p->t0, c->tf, (long long)c->samples,
+           (long long)p->n, method, c->reltol, c->abstol, p->t0, c->tf, (long long)c->samples,
            solver);
     if (integrator_has(m, INTEGRATOR_BDF)) {
         int threads = omp_get_max_threads();
