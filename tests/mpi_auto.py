@@ -67,12 +67,12 @@ BAND = (0.8, 0.9, 1.1, 1.2)
 CASES = {
     "vardiff": (["--problem", "adr1d-vardiff", "--set", "N=400"], 10.0,
                 [["--method", "cvode"], ["--method", QSS],
-                 ["--method", "mixed", "--assign", "auto"]]),
+                 ["--method", "mixed", "--assign", "auto", "--qss-method", QSS]]),
     "heat2d": (["--problem", "heat2d", "--set", "nx=30", "--set", "ny=30"], 0.1,
                [["--method", "cvode"], ["--method", QSS]]),
     "thermostat": (["--problem", "heat2d-thermostat", "--set", "nx=16", "--set", "ny=16"], 0.5,
                    [["--method", "cvode"], ["--method", QSS],
-                    ["--method", "mixed", "--assign", "auto"]]),
+                    ["--method", "mixed", "--assign", "auto", "--qss-method", QSS]]),
 }
 
 
