@@ -318,6 +318,32 @@ def older_checkpoint(args, where, fails):
         fails.append("older checkpoint resumed: exit %d: %s" % (r.returncode, r.stderr.strip()))
 
 
+def copy_unnamed(where, suffix, option, value, what, fails, ini=False):
+    """A copy of the directory where (where + suffix) whose checkpoint's
+    stored arguments, which must name option once, as value, no longer name
+    it; with ini, they also name an INI file (written there) whose [run]
+    names neither. Returns its path, or None (a failure noted)."""
+    old = where + suffix
+    shutil.rmtree(old, ignore_errors=True)
+    shutil.copytree(where, old)
+    pair = "%s\n%s\n" % (option, value)
+    with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
+        stored = f.attrs["args"]
+        stored = stored.decode() if isinstance(stored, bytes) else str(stored)
+        if stored.count(option + "\n") != 1 or pair not in stored:
+            fails.append("%s: the stored arguments should name %s once: %r"
+                         % (what, value, stored))
+            return None
+        stored = stored.replace(pair, "")
+        if ini:
+            with open(os.path.join(old, "run.ini"), "w") as fh:
+                fh.write("[run]\ntol = 0.001\n")
+            stored = "-c\nrun.ini\n" + stored
+        f.attrs["args"] = stored
+        del f.attrs["strings_checksum"]
+    return old
+
+
 def unnamed_method(args, where, fails, ini=False):
     """A checkpoint written while mLIQSS2 was the default (before 2026-11-29)
     by a run that named no method stored no --method: a restart from it (a
@@ -326,23 +352,10 @@ def unnamed_method(args, where, fails, ini=False):
     was not stopped, bit for bit; with ini, the same when its args also name
     an INI file whose [run] names no method. A checkpoint now always names
     its method (the stored args of where's run hold it once, as given)."""
-    old = where + ("-unnamed-ini" if ini else "-unnamed")
-    shutil.rmtree(old, ignore_errors=True)
-    shutil.copytree(where, old)
-    with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
-        stored = f.attrs["args"]
-        stored = stored.decode() if isinstance(stored, bytes) else str(stored)
-        if stored.count("--method\n") != 1 or "--method\nmliqss2\n" not in stored:
-            fails.append("unnamed method: the stored arguments should name mliqss2 once: %r"
-                         % stored)
-            return
-        stored = stored.replace("--method\nmliqss2\n", "")
-        if ini:
-            with open(os.path.join(old, "run.ini"), "w") as fh:
-                fh.write("[run]\ntol = 0.001\n")
-            stored = "-c\nrun.ini\n" + stored
-        f.attrs["args"] = stored
-        del f.attrs["strings_checksum"]
+    old = copy_unnamed(where, "-unnamed-ini" if ini else "-unnamed", "--method", "mliqss2",
+                       "unnamed method", fails, ini)
+    if old is None:
+        return
     r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=old,
                        capture_output=True, text=True, timeout=600)
     method = None
@@ -470,18 +483,9 @@ def auto_qss_method(args, s, fails):
     loud = [a for a in AUTO if a != "--quiet"]  # (the summary, stored for the restarts)
     killed_after(args, loud + ["--output", "run.h5", "--checkpoint-every", "t=0.1"], where, 1,
                  0.2)
-    old = where + "-unnamed"
-    shutil.rmtree(old, ignore_errors=True)
-    shutil.copytree(where, old)
-    with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
-        stored = f.attrs["args"]
-        stored = stored.decode() if isinstance(stored, bytes) else str(stored)
-        if stored.count("--qss-method\n") != 1 or "--qss-method\nliqss2\n" not in stored:
-            fails.append("auto's checkpoint: the stored arguments should name liqss2 once: %r"
-                         % stored)
-            return
-        f.attrs["args"] = stored.replace("--qss-method\nliqss2\n", "")
-        del f.attrs["strings_checksum"]
+    old = copy_unnamed(where, "-unnamed", "--qss-method", "liqss2", "auto's checkpoint", fails)
+    if old is None:
+        return
     for d, want in ((where, "liqss2"), (old, "mliqss2")):
         r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=d,
                            capture_output=True, text=True, timeout=600)
