@@ -253,6 +253,8 @@ def bad_input_cases():
              ["--bdf", "y>1", "not a coordinate"])
     run_case("bdf_file_missing", ["--method", "mixed", "--bdf-file", "/nonexistent/ids"],
              ["--bdf-file", "/nonexistent/ids", "cannot open"])
+    run_case("qss_method_without_mixed", ["--method", "cvode", "--qss-method", "liqss2"],
+             ["--qss-method liqss2", "only with --method mixed or auto"])
     run_case("qss_method_not_qss", ["--method", "mixed", "--bdf", "i>=5", "--qss-method", "cvode"],
              ["--qss-method", "cvode", "not a QSS method"])
     opt("assign", "--assign", "random")

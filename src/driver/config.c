@@ -308,6 +308,11 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
     if (!method_on_line && name_option(c, "--method", c->method->name))
         return failf(err, errlen, "out of memory");
     int chooses = integrator_has(c->method, INTEGRATOR_CHOOSES);
+    if (c->qss_method_given && !integrator_has(c->method, INTEGRATOR_ASSIGNS))
+        return failf(err, errlen,
+                     "--qss-method %s: only with --method mixed or auto (--method %s has no QSS "
+                     "block to run with it)",
+                     c->qss_method->name, c->method->name);
     if (!c->qss_method_given)
         c->qss_method =
             integrator_by_name(chooses && !c->restart ? AUTO_QSS_METHOD : MIXED_QSS_METHOD);
