@@ -235,6 +235,29 @@ static int name_option(run_config *c, const char *option, const char *name) {
     return 0;
 }
 
+/* The method and the QSS method where not given (the defaults, or a
+ * restart's of older checkpoints), named in the stored arguments where not
+ * on the command line (given there or not, the run's own), and the QSS
+ * method refused where nothing runs it. Returns 0, or 2 with a message. */
+static int resolve_methods(run_config *c, int method_on_line, int qss_on_line, char *err,
+                           size_t errlen) {
+    if (!c->method_given && c->restart) c->method = integrator_by_name(OLD_DEFAULT_METHOD);
+    if (!method_on_line && name_option(c, "--method", c->method->name))
+        return failf(err, errlen, "out of memory");
+    int chooses = integrator_has(c->method, INTEGRATOR_CHOOSES);
+    if (c->qss_method_given && !integrator_has(c->method, INTEGRATOR_ASSIGNS))
+        return failf(err, errlen,
+                     "--qss-method %s: only with --method mixed or auto (--method %s has no QSS "
+                     "block to run with it)",
+                     c->qss_method->name, c->method->name);
+    if (!c->qss_method_given)
+        c->qss_method =
+            integrator_by_name(chooses && !c->restart ? AUTO_QSS_METHOD : MIXED_QSS_METHOD);
+    if (chooses && !qss_on_line && name_option(c, "--qss-method", c->qss_method->name))
+        return failf(err, errlen, "out of memory");
+    return 0;
+}
+
 int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen) {
     defaults(c);
     c->args_text = join_args(argc, argv);
@@ -304,21 +327,8 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
                      "the longest",
                      c->window_min, c->window_max);
     if (!c->abstol_given) c->abstol = DEFAULT_ABSTOL_RATIO * c->reltol;
-    if (!c->method_given && c->restart) c->method = integrator_by_name(OLD_DEFAULT_METHOD);
-    if (!method_on_line && name_option(c, "--method", c->method->name))
-        return failf(err, errlen, "out of memory");
-    int chooses = integrator_has(c->method, INTEGRATOR_CHOOSES);
-    if (c->qss_method_given && !integrator_has(c->method, INTEGRATOR_ASSIGNS))
-        return failf(err, errlen,
-                     "--qss-method %s: only with --method mixed or auto (--method %s has no QSS "
-                     "block to run with it)",
-                     c->qss_method->name, c->method->name);
-    if (!c->qss_method_given)
-        c->qss_method =
-            integrator_by_name(chooses && !c->restart ? AUTO_QSS_METHOD : MIXED_QSS_METHOD);
-    if (chooses && !qss_on_line && name_option(c, "--qss-method", c->qss_method->name))
-        return failf(err, errlen, "out of memory");
-    return check_assignment(c, err, errlen);
+    int rc = resolve_methods(c, method_on_line, qss_on_line, err, errlen);
+    return rc ? rc : check_assignment(c, err, errlen);
 }
 
 void config_free(run_config *c) {
