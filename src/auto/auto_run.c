@@ -154,7 +154,6 @@ typedef struct auto_run {
     int ncand;
     double span;
     int64_t n_global; /* states over all ranks */
-    double bdf_step;  /* the step CVODE would take next where its last run or probe ended */
     int can_probe;    /* discrete variables, if any, can be saved and put back */
     double *discrete;
     /* the segment that runs */
@@ -475,14 +474,16 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     o.stop_requested = probe_over, o.stop_ctx = &P;
     o.on_discrete = NULL, o.progress = NULL, o.trace = NULL;
     o.activity = P.keep && P.keep->counts ? P.keep->activity : NULL;
-    /* (CVODE finds its first step itself, as a run does: started with the
-     * step the last CVODE integration left, from other states, it stayed at
-     * order 1 on that step with its error near the tolerance, adr2d
-     * 300 x 300 at t = 2.3: 12 steps of 0.0095 where CVODE's own start
+    /* (CVODE finds its first step itself, in probes as in runs: started
+     * with the step the last CVODE integration left, from other states, it
+     * stayed at order 1 on that step with its error near the tolerance,
+     * adr2d 300 x 300 at t = 2.3: 12 steps of 0.0095 where CVODE's own start
      * reached the steps of its runs, and its probes measured 0.67-0.94 s
-     * per unit of t against 0.35-0.5 for its runs; mLIQSS2 then ran at
-     * 1.1-1.2) */
-    o.last_step = c == CAND_BDF ? &A->bdf_step : NULL;
+     * per unit of t against 0.35-0.5 for its runs, mLIQSS2 then running at
+     * 1.1-1.2; a run started with a probe's step lost accuracy,
+     * heat2d-thermostat, tol 1e-3: e_rr 5.3e-2 against 7.6e-3) */
+    double next_step = 0.0; /* (CVODE's, where the probe ended) */
+    o.last_step = c == CAND_BDF ? &next_step : NULL;
     cap_windows(A, c, 0, &o);
     qmol_stats s;
     memset(&s, 0, sizeof s);
@@ -514,8 +515,8 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     record(A, c, &P.M, cost);
     /* CVODE's steps were still growing when a short probe ended: at the
      * step it would take next its cost per unit of t comes to less */
-    if (c == CAND_BDF && !P.M.lost && P.M.last_windows > 0 && A->bdf_step > 0.0)
-        A->cand[c].rate = fmin(A->cand[c].rate, P.M.last_wall / P.M.last_windows / A->bdf_step);
+    if (c == CAND_BDF && !P.M.lost && P.M.last_windows > 0 && next_step > 0.0)
+        A->cand[c].rate = fmin(A->cand[c].rate, P.M.last_wall / P.M.last_windows / next_step);
     trace(A, "probe", c, &P.M, cost, &s);
     return 0;
 }
@@ -970,10 +971,6 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     if (o.progress)
         progress_switch(o.progress,
                         integrator_has(o.method, INTEGRATOR_QSS_ENGINE) ? "events" : "steps");
-    /* (CVODE finds its first step itself, as its probes do: one from a
-     * probe, taken at order 1 where a start needs short steps, cost
-     * accuracy: heat2d-thermostat, tol 1e-3, e_rr 5.3e-2 against 7.6e-3) */
-    if (c == CAND_BDF) o.last_step = &A->bdf_step;
     if (A->can_probe) cap_windows(A, c, 1, &o);
     if (c == CAND_QSS && A->fs_on) {
         o.activity = qss_events(A);
