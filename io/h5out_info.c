@@ -363,9 +363,9 @@ static void print_info(const char *path, hid_t file) {
     row_attr(file, "method", "method");
     /* CVODE runs: the linear solver, preconditioner and error norm; mixed
      * and auto: the QSS method */
-    static const char *const cvode_attrs[] = {"linsol", "precond", "cvode_norm", "qss_method"};
-    for (int k = 0; k < 4; k++) {
-        const char *name = cvode_attrs[k];
+    static const char *const method_attrs[] = {"linsol", "precond", "cvode_norm", "qss_method"};
+    for (size_t k = 0; k < sizeof method_attrs / sizeof *method_attrs; k++) {
+        const char *name = method_attrs[k];
         char *v = h5r_attr_text(file, name);
         if (v) row(name, v);
         free(v);

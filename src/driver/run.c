@@ -63,6 +63,7 @@ static void choose_solver(run_ctx *r) {
 static h5out_meta output_meta(const run_ctx *r) {
     const run_config *c = &r->c;
     int bdf_all = integrator_has(c->method, INTEGRATOR_BDF_ALL);
+    int assigns = integrator_has(c->method, INTEGRATOR_ASSIGNS); /* mixed, auto: a QSS method */
     return (h5out_meta){.problem = r->def->name,
                         .method = c->method->name,
                         .linsol = bdf_all ? linsol_name(c->linsol) : NULL,
@@ -70,10 +71,7 @@ static h5out_meta output_meta(const run_ctx *r) {
                         .cvode_norm = integrator_has(c->method, INTEGRATOR_BDF)
                                           ? cvode_norm_name(c->cvode_norm)
                                           : NULL,
-                        .qss_method = integrator_has(c->method, INTEGRATOR_ASSIGNS) ||
-                                              integrator_has(c->method, INTEGRATOR_CHOOSES)
-                                          ? c->qss_method->name
-                                          : NULL,
+                        .qss_method = assigns ? c->qss_method->name : NULL,
                         .reltol = c->reltol,
                         .abstol = c->abstol,
                         .t0 = r->prob.t0,
