@@ -372,6 +372,31 @@ def unnamed_method(args, where, fails, ini=False):
                      % (" (INI)" if ini else "", r.returncode, method, r.stderr.strip()))
 
 
+def ignored_option(args, where, fails):
+    """Options a method does not use have been refused since 2026-11-30
+    (--linsol with a QSS method, ...); a checkpoint written before, whose
+    stored arguments hold one the run ignored, still resumes: a copy of
+    where's mLIQSS2 checkpoint with --linsol band added to its arguments
+    goes on and ends as the run that was not stopped, bit for bit."""
+    old = where + "-ignored"
+    shutil.rmtree(old, ignore_errors=True)
+    shutil.copytree(where, old)
+    with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
+        stored = f.attrs["args"]
+        stored = stored.decode() if isinstance(stored, bytes) else str(stored)
+        f.attrs["args"] = stored + "--linsol\nband\n"
+        del f.attrs["strings_checksum"]
+    r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=old,
+                       capture_output=True, text=True, timeout=600)
+    ok = r.returncode == 0 and same_run(os.path.join(old, "run.h5"),
+                                        os.path.join(where, "full.h5"))
+    print("checkpoint whose arguments hold an option its method ignored: resumed: exit %d, "
+          "identical %s" % (r.returncode, ok))
+    if not ok:
+        fails.append("checkpoint with an ignored --linsol resumed: exit %d: %s"
+                     % (r.returncode, r.stderr.strip()))
+
+
 def without_checked_age(args, where, fails):
     """A checkpoint of a second-order method written before the unseen
     check's ages were saved (integrator/checked_age) resumes with none
@@ -526,6 +551,7 @@ def small_runs(args, s, fails):
             without_checked_age(args, where, fails)
             unnamed_method(args, where, fails)
             unnamed_method(args, where, fails, ini=True)
+            ignored_option(args, where, fails)
         r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=where,
                            capture_output=True, text=True, timeout=600)
         out, full_m = os.path.join(where, "run.h5"), os.path.join(where, "full.h5")

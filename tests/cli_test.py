@@ -257,6 +257,22 @@ def bad_input_cases():
              ["--qss-method liqss2", "only with --method mixed or auto"])
     run_case("qss_method_not_qss", ["--method", "mixed", "--bdf", "i>=5", "--qss-method", "cvode"],
              ["--qss-method", "cvode", "not a QSS method"])
+    # an option the method would ignore: refused, naming the methods it is for
+    run_case("unused_linsol", ["--method", "liqss2", "--linsol", "spgmr"],
+             ["--linsol spgmr", "CVODE BDF block", "cvode, mixed, auto", "--method liqss2"])
+    run_case("unused_cvode_norm", ["--method", "qss2", "--cvode-norm", "max"],
+             ["--cvode-norm max", "CVODE BDF block", "--method qss2"])
+    run_case("unused_window", ["--method", "cvode", "--window", "0.1"],
+             ["--window 0.1", "QSS engine", "--method cvode"])
+    run_case("unused_activity", ["--method", "cvode", "--activity", "samples"],
+             ["--activity samples", "QSS engine", "--method cvode"])
+    run_case("unused_coupling", ["--method", "cvode", "--coupling", "interp"],
+             ["--coupling interp", "split between QSS and BDF", "mixed, auto"])
+    run_case("unused_assign_threshold", ["--method", "mixed", "--bdf", "i>=5",
+                                         "--assign-threshold", "3"],
+             ["--assign-threshold 3", "only with --assign auto", "--bdf"])
+    run_case("unused_precond", ["--method", "cvode", "--linsol", "band", "--precond", "ilu"],
+             ["--precond ilu", "--linsol band", "direct solver"])
     opt("assign", "--assign", "random")
     opt("coupling", "--coupling", "linear")
     opt("assign_threshold", "--assign-threshold", "-1")
@@ -333,6 +349,10 @@ def bad_input_cases():
     ini_case("ini_bad_run_value",
              "[run]\nproblem = heat1d\ntol = 5\nmethod = qss2\noutput = OUT\n",
              ["run.ini:3", "tol", "5", "tol = 5"])
+    # ignored by the method: refused, quoting the file's line
+    ini_case("ini_unused_option",
+             "[run]\nproblem = heat1d\nmethod = liqss2\nlinsol = band\noutput = OUT\n",
+             ["run.ini:4", "linsol = band", "CVODE BDF block", "--method liqss2"])
     ini_case("ini_bad_problem_value",
              "[run]\nproblem = heat1d\noutput = OUT\ntf = 1e-3\n[problem]\nN = abc\n",
              ["run.ini:6", "N", "abc", "N = abc"])

@@ -185,7 +185,29 @@ static int check_assignment(run_config *c, char *err, size_t errlen) {
                      c->bdf_rule   ? "bdf"
                      : c->bdf_file ? "bdf-file"
                                    : "assign");
+    /* (with a method that splits: the rule's settings need the rule) */
+    const char *rule_setting = run_option_given(c, "assign-threshold");
+    if (!rule_setting) rule_setting = run_option_given(c, "assign-depth");
+    if (assigns && !c->assign_auto && rule_setting)
+        return failf(err, errlen, "%s: only with --assign auto (here --%s gives the split)",
+                     rule_setting, c->bdf_rule ? "bdf" : "bdf-file");
     return 0;
+}
+
+/* Options a run would ignore: refused (run_options_check_used), and a
+ * preconditioner with a direct solver. Not on a restart: its stored
+ * arguments were accepted when the run began (by versions that ignored
+ * them, too). */
+static int check_used(const run_config *c, char *err, size_t errlen) {
+    if (c->restart) return 0;
+    int rc = run_options_check_used(c, err, errlen);
+    const char *precond = run_option_given(c, "precond");
+    if (rc == 0 && precond && (c->linsol == LINSOL_KLU || c->linsol == LINSOL_BAND))
+        return failf(err, errlen,
+                     "%s: only with --linsol spgmr or auto (--linsol %s is a direct solver, "
+                     "without a preconditioner)",
+                     precond, c->linsol == LINSOL_KLU ? "klu" : "band");
+    return rc;
 }
 
 /* The arguments, one per line, without --restart and its file. */
@@ -328,7 +350,8 @@ int config_parse(run_config *c, int argc, char **argv, char *err, size_t errlen)
                      c->window_min, c->window_max);
     if (!c->abstol_given) c->abstol = DEFAULT_ABSTOL_RATIO * c->reltol;
     int rc = resolve_methods(c, method_on_line, qss_on_line, err, errlen);
-    return rc ? rc : check_assignment(c, err, errlen);
+    if (rc == 0) rc = check_assignment(c, err, errlen);
+    return rc ? rc : check_used(c, err, errlen);
 }
 
 void config_free(run_config *c) {
@@ -348,5 +371,7 @@ void config_free(run_config *c) {
     }
     free(c->sets);
     free(c->set_origins);
+    for (int k = 0; k < RUN_OPTIONS_MAX; k++)
+        free(c->origin[k]);
     memset(c, 0, sizeof *c);
 }

@@ -19,6 +19,8 @@
 /* The smallest --tol: a relative quantum near the rounding of doubles (2.2e-16)
  * cannot be resolved (below 1e-308 the default abstol even becomes 0). */
 #define MIN_RELTOL 1e-15
+/* Room for the options of run_options.c's table (checked there). */
+#define RUN_OPTIONS_MAX 64
 
 typedef struct run_config {
     char *problem;      /* built-in name or path of a plugin .so */
@@ -30,8 +32,7 @@ typedef struct run_config {
     int method_given; /* --method given, on the command line or in an INI file */
     double reltol, abstol;
     int abstol_given;
-    double tf;           /* NAN: the problem's default */
-    char tf_origin[320]; /* where tf was given, as written ("--tf 5", "run.ini:3: [run] tf = 5") */
+    double tf; /* NAN: the problem's default */
     int64_t samples;
     int samples_given;     /* --samples given (conflicts with --sample-times) */
     double *sample_times;  /* --sample-times, or NULL (uniform samples) */
@@ -72,6 +73,9 @@ typedef struct run_config {
     double restart_t;
     int64_t restart_next_sample, restart_n;
     char *args_text; /* the arguments, one per line, without --restart (for checkpoints) */
+    /* per option of the table (run_options.c, in its order): where it was
+     * last given, as written ("--tf 5", "run.ini:3: [run] tf = 5"), or NULL */
+    char *origin[RUN_OPTIONS_MAX];
 } run_config;
 
 /* Parses `qmol run` arguments (argv after "run"). Returns 0, or 2 with a

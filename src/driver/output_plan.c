@@ -2,6 +2,7 @@
 #include "driver/output_plan.h"
 
 #include "core/integrator.h"
+#include "driver/run_options.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +26,8 @@ int output_plan_build(output_plan *o, const run_config *c, const qmol_problem *p
     }
     if (!(o->tf > p->t0)) {
         if (!isnan(c->tf))
-            snprintf(err, errlen, "%s: must be greater than t0 = %g", c->tf_origin, p->t0);
+            snprintf(err, errlen, "%s: must be greater than t0 = %g", run_option_given(c, "tf"),
+                     p->t0);
         else if (c->sample_times)
             snprintf(err, errlen, "--sample-times: the last time %g must be greater than t0 = %g",
                      o->tf, p->t0);

@@ -36,6 +36,8 @@ struct run_option {
     int on_restart;      /* may be given with --restart (the others come from the checkpoint) */
     const char *initial; /* the default, as a value the setter takes; the usage shows it
                           * as "(default X)". NULL: none, or one computed later */
+    unsigned needs;      /* INTEGRATOR_* capabilities the method must have one of for the
+                          * option to act (run_options_check_used); 0: every method */
 };
 
 #define FIELD(f) offsetof(run_config, f)
@@ -321,14 +323,14 @@ static const run_option options[] = {
     {"assign-threshold", "X",
      "auto: off-diagonal rate x (tf - t0) above which a row\ngoes to BDF (default 1e4)",
      .set = set_real, .field = FIELD(assign_threshold), .lo = 0.0, .lo_open = 1, .hi = DBL_MAX,
-     .must = "must be a finite number > 0"},
+     .must = "must be a finite number > 0", .needs = INTEGRATOR_ASSIGNS},
     {"assign-depth", "D",
      "auto: also the dependents, up to D hops, of states\nread by crossings or changed by "
      "handlers (default 3)",
      .set = set_count, .field = FIELD(assign_depth), .lo = 0, .hi = 1000000,
-     .must = "must be a whole number in [0, 1000000] (hops)"},
+     .must = "must be a whole number in [0, 1000000] (hops)", .needs = INTEGRATOR_ASSIGNS},
     {"coupling", "C", "mixed: how BDF reads QSS inputs: history,\ninterp or sample",
-     .field = FIELD(coupling), .initial = "history",
+     .field = FIELD(coupling), .initial = "history", .needs = INTEGRATOR_ASSIGNS,
      CHOICE("history interp sample", coupling_values, "must be interp, sample or history")},
     {"tol", "T", "relative tolerance / quantum", .set = set_tol, .initial = "1e-3"},
     {"abstol", "A", "absolute tolerance / minimum quantum (default: tol/10)", .set = set_abstol},
@@ -358,22 +360,23 @@ static const run_option options[] = {
     {"linsol", "S",
      "CVODE linear solver: auto (band for narrow\n1D rows, spgmr for 2D/3D grids, else "
      "klu; on several\nranks spgmr), klu, band, spgmr",
-     .field = FIELD(linsol), .initial = "auto",
+     .field = FIELD(linsol), .initial = "auto", .needs = INTEGRATOR_BDF,
      CHOICE("auto klu band spgmr", linsol_values, "must be auto, klu, band or spgmr")},
     {"precond", "P",
      "CVODE spgmr preconditioner: auto (ilu), jacobi,\nblock-jacobi (KLU on pieces of <= 1024 "
      "owned rows),\nilu (ILU(0) of each rank's owned rows)",
-     .field = FIELD(precond), .initial = "auto",
+     .field = FIELD(precond), .initial = "auto", .needs = INTEGRATOR_BDF,
      CHOICE("auto jacobi block-jacobi ilu", precond_values,
             "must be auto, jacobi, block-jacobi or ilu")},
     {"cvode-norm", "N",
      "CVODE's error norm: rms (SUNDIALS' root mean square of\nthe weighted errors) or max (the "
      "largest: each state\nwithin its tolerance, as QSS; a front's few states\nno longer share "
      "the budget of the quiet rest, at more\nsteps; docs/methods.md)",
-     .field = FIELD(cvode_norm), .initial = "rms",
+     .field = FIELD(cvode_norm), .initial = "rms", .needs = INTEGRATOR_BDF,
      CHOICE("rms max", cvode_norm_values, "must be rms or max")},
     {"max-order", "N", "CVODE BDF maximum order, 1..5", .set = set_count, .field = FIELD(max_order),
-     .initial = "5", .lo = 1, .hi = 5, .must = "must be a whole number in [1, 5]"},
+     .initial = "5", .lo = 1, .hi = 5, .must = "must be a whole number in [1, 5]",
+     .needs = INTEGRATOR_BDF},
     {"partition", "P", "several ranks: metis (default), block, file:PATH", .set = set_partition,
      .field = FIELD(partition)},
     {"coarsen-above", "N", "METIS on a coarsened graph above N states (default 2e7)",
@@ -384,11 +387,13 @@ static const run_option options[] = {
      "(default: 4 for QSS\nmethods, fewer below 1000 states a piece; 1 for\ncvode and mixed)",
      .set = set_count, .field = FIELD(pieces), .lo = 1, .hi = 4096,
      .must = "must be a whole number in [1, 4096] (pieces per rank)"},
-    {"window", "DT", "several ranks: fixed exchange window (default: adaptive)", SPAN(window)},
+    {"window", "DT", "several ranks: fixed exchange window (default: adaptive)", SPAN(window),
+     .needs = INTEGRATOR_QSS_ENGINE},
     {"window-min", "DT",
      "adaptive windows: shortest (default 1e-6 (tf - t0); auto\non several ranks: 1e-9 (tf - t0))",
-     SPAN(window_min)},
-    {"window-max", "DT", "adaptive windows: longest (default (tf - t0) / K)", SPAN(window_max)},
+     SPAN(window_min), .needs = INTEGRATOR_QSS_ENGINE},
+    {"window-max", "DT", "adaptive windows: longest (default (tf - t0) / K)", SPAN(window_max),
+     .needs = INTEGRATOR_QSS_ENGINE},
     {"progress", "S",
      "seconds between progress reports on stderr (default:\n0.5 on a terminal, redrawn in "
      "place; 10 otherwise)",
@@ -400,7 +405,7 @@ static const run_option options[] = {
     {"activity", "A",
      "QSS and mixed: /activity/events per state over the run\n(total), also per "
      "sample interval (samples)",
-     .field = FIELD(activity_per_sample), .initial = "total",
+     .field = FIELD(activity_per_sample), .initial = "total", .needs = INTEGRATOR_QSS_ENGINE,
      CHOICE("total samples", activity_values, "must be total or samples")},
     {"checkpoint-every", "I",
      "write a checkpoint every I: of simulated time as t=0.5,\nof wall time as 600s, 10m, 2h; "
@@ -428,6 +433,7 @@ static const run_option options[] = {
      .must = "must be true or false (or yes/no, 1/0)", .on_restart = 1},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
+_Static_assert(NOPTIONS <= RUN_OPTIONS_MAX, "run_config.origin has no room for every option");
 
 const run_option *run_option_find(const char *name) {
     for (size_t k = 0; k < NOPTIONS; k++)
@@ -482,11 +488,14 @@ int run_option_apply(run_config *c, const run_option *o, const char *value, cons
         return 2;
     }
     switch (o->set(c, o, value, why, sizeof why)) {
-    case SET_OK:
-        /* messages about tf later quote it as written */
-        if (o->set == set_tf)
-            snprintf(c->tf_origin, sizeof c->tf_origin, "%s%s%s", where, sep, value);
+    case SET_OK: { /* later messages quote it as written */
+        char **origin = &c->origin[o - options];
+        free(*origin);
+        size_t len = strlen(where) + strlen(sep) + strlen(value) + 1;
+        if (!(*origin = malloc(len))) break;
+        snprintf(*origin, len, "%s%s%s", where, sep, value);
         return 0;
+    }
     case SAY_VALUE:
         snprintf(err, errlen, "%s%s%s: %s", where, sep, value, why);
         return 2;
@@ -497,9 +506,42 @@ int run_option_apply(run_config *c, const run_option *o, const char *value, cons
         snprintf(err, errlen, "%s: %s", where, why);
         return 2;
     default:
-        snprintf(err, errlen, "out of memory");
+        break;
+    }
+    snprintf(err, errlen, "out of memory");
+    return 2;
+}
+
+const char *run_option_given(const run_config *c, const char *name) {
+    const run_option *o = run_option_find(name);
+    return o ? c->origin[o - options] : NULL;
+}
+
+/* What a method with one of the capabilities `needs` has, for a message. */
+static const char *capability_text(unsigned needs) {
+    return needs == INTEGRATOR_BDF          ? "a CVODE BDF block"
+           : needs == INTEGRATOR_ASSIGNS    ? "a split between QSS and BDF"
+           : needs == INTEGRATOR_QSS_ENGINE ? "the QSS engine"
+                                            : "another method";
+}
+
+int run_options_check_used(const run_config *c, char *err, size_t errlen) {
+    for (size_t k = 0; k < NOPTIONS; k++) {
+        const run_option *o = &options[k];
+        if (!o->needs || !c->origin[k] || (c->method->caps & o->needs)) continue;
+        char names[256] = "";
+        size_t used = 0;
+        for (int id = 0; integrator_by_id(id) && used < sizeof names; id++) {
+            const integrator_def *d = integrator_by_id(id);
+            if (d->caps & o->needs)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                         used ? ", " : "", d->name);
+        }
+        snprintf(err, errlen, "%s: only with a method that has %s (%s); --method %s has none",
+                 c->origin[k], capability_text(o->needs), names, c->method->name);
         return 2;
     }
+    return 0;
 }
 
 void run_options_defaults(run_config *c) {

@@ -37,6 +37,14 @@ int run_option_in_ini(const run_option *o);
  * Returns 0, or 2 with a one-line message in err. */
 int run_option_apply(run_config *c, const run_option *o, const char *value, const char *where,
                      const char *sep, char *err, size_t errlen);
+/* Where option `name` was last given, as written ("--tf 5",
+ * "run.ini:3: [run] tf = 5"), or NULL when it was not (its default). */
+const char *run_option_given(const run_config *c, const char *name);
+/* Refuses options the run's method does not use (--linsol with a QSS
+ * method, --window with cvode, ...), wherever they were given: silently
+ * ignored, they would let a user believe they took effect. Returns 0, or 2
+ * with a one-line message in err. */
+int run_options_check_used(const run_config *c, char *err, size_t errlen);
 /* Sets every option that has a default in the table to it (through the
  * option's own check, so a default is a valid value by construction). */
 void run_options_defaults(run_config *c);
