@@ -678,6 +678,25 @@ def group_ini(group):
             check_attrs(case, f, {"problem": "heat1d", "method": "liqss1", "reltol": 1e-3,
                                   "param.N": 40.0})
     cases.append(case)
+
+    # options refused where the method ignores them are taken where it uses
+    # them: --assign-depth with a --bdf split (its hops also gather the
+    # states around discontinuities on several ranks), and --precond with
+    # --linsol auto, which says when it chose a direct solver instead
+    case = Case(group, "used_options_accepted")
+    depth = os.path.join(dd, "depth.h5")
+    args = ["run", "--problem", "heat1d", "--set", "N=30", "--tf", "0.05", "--samples", "2",
+            "--method", "mixed", "--bdf", "i>=15", "--assign-depth", "2", "--output", depth]
+    rc, out, err = case.qmol(args, cwd=dd)
+    check_produced(case, depth, rc, args, out, err)
+    precond = os.path.join(dd, "precond.h5")
+    args = ["run", "--problem", "heat1d", "--set", "N=30", "--tf", "0.05", "--samples", "2",
+            "--method", "cvode", "--precond", "ilu", "--output", precond]
+    rc, out, err = case.qmol(args, cwd=dd)
+    if check_produced(case, precond, rc, args, out, err):
+        case.check("--precond ilu: --linsol auto chose band" in out,
+                   "no note that --linsol auto chose a direct solver: %r" % out)
+    cases.append(case)
     return cases
 
 

@@ -185,12 +185,6 @@ static int check_assignment(run_config *c, char *err, size_t errlen) {
                      c->bdf_rule   ? "bdf"
                      : c->bdf_file ? "bdf-file"
                                    : "assign");
-    /* (with a method that splits: the rule's settings need the rule) */
-    const char *rule_setting = run_option_given(c, "assign-threshold");
-    if (!rule_setting) rule_setting = run_option_given(c, "assign-depth");
-    if (assigns && !c->assign_auto && rule_setting)
-        return failf(err, errlen, "%s: only with --assign auto (here --%s gives the split)",
-                     rule_setting, c->bdf_rule ? "bdf" : "bdf-file");
     return 0;
 }
 
@@ -201,13 +195,20 @@ static int check_assignment(run_config *c, char *err, size_t errlen) {
 static int check_used(const run_config *c, char *err, size_t errlen) {
     if (c->restart) return 0;
     int rc = run_options_check_used(c, err, errlen);
+    if (rc) return rc;
+    /* (--assign-depth also sets the hops gathered around discontinuities
+     * on several ranks, split by a rule or not: docs/parallel.md) */
+    const char *threshold = run_option_given(c, "assign-threshold");
+    if (threshold && !c->assign_auto)
+        return failf(err, errlen, "%s: only with --assign auto (here --%s gives the split)",
+                     threshold, c->bdf_rule ? "bdf" : "bdf-file");
     const char *precond = run_option_given(c, "precond");
-    if (rc == 0 && precond && (c->linsol == LINSOL_KLU || c->linsol == LINSOL_BAND))
+    if (precond && (c->linsol == LINSOL_KLU || c->linsol == LINSOL_BAND))
         return failf(err, errlen,
                      "%s: only with --linsol spgmr or auto (--linsol %s is a direct solver, "
                      "without a preconditioner)",
                      precond, c->linsol == LINSOL_KLU ? "klu" : "band");
-    return rc;
+    return 0;
 }
 
 /* The arguments, one per line, without --restart and its file. */

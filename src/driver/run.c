@@ -6,6 +6,7 @@
 
 #include "core/integrator_registry.h"
 #include "driver/run_internal.h"
+#include "driver/run_options.h"
 #include "driver/time_probe.h"
 #include "core/wallclock.h"
 
@@ -28,8 +29,14 @@ void run_say(const run_ctx *r, const char *fmt, ...) {
 static void choose_solver(run_ctx *r) {
     run_config *c = &r->c;
     int bdf_all = integrator_has(c->method, INTEGRATOR_BDF_ALL);
-    if (c->linsol == LINSOL_AUTO && bdf_all)
+    if (c->linsol == LINSOL_AUTO && bdf_all) {
         c->linsol = cvode_choose_linsol(&r->layout.m, layout_halo(&r->layout));
+        const char *precond = run_option_given(c, "precond");
+        if (precond && c->linsol != LINSOL_SPGMR && r->rank == 0 && !c->quiet)
+            printf("qmol: note: %s: --linsol auto chose %s here, a direct solver: no "
+                   "preconditioner (--linsol spgmr takes one)\n",
+                   precond, linsol_name(c->linsol));
+    }
     if (bdf_all && c->linsol == LINSOL_SPGMR) c->precond = precond_resolve(c->precond);
     r->o = (integrator_options){
         .method = c->method,
