@@ -15,7 +15,8 @@
  *  - While a method runs, the others are probed from its states now and
  *    then: a probe integrates a short span beside the run, its samples
  *    dropped, and the run goes on undisturbed unless the probe was cheaper,
- *    by SWITCH_MARGIN and its start-up. Then the run stops there and the
+ *    by SWITCH_MARGIN and its start-up (weighed over the rest of the run,
+ *    SWITCH_HORIZON at most). Then the run stops there and the
  *    cheaper method goes on from where its probe ended (go_on_from_probe:
  *    the probe's samples and counts kept), or from the run's states where
  *    the probe could not be kept (probes rather than trial segments of the
@@ -70,9 +71,12 @@
 #include <string.h>
 
 #define SWITCH_MARGIN 1.25
-/* A switch is weighed over the next HORIZON of the span, and a candidate
- * that lost backs off that long times what it lost by. */
+/* A candidate that lost backs off HORIZON of the span times what it lost by. */
 #define HORIZON (1.0 / 32.0)
+/* A switch is weighed over the rest of the run, SWITCH_HORIZON of the span
+ * at most: the start-up is paid once, what the switch saves accrues while
+ * the costs hold. */
+#define SWITCH_HORIZON (1.0 / 4.0)
 #define BACKOFF_MOST 8.0
 /* Probes made while a method runs take at most this share of its time. */
 #define PROBE_SHARE 0.05
@@ -262,7 +266,7 @@ static int choose(auto_run *A, int current, double t) {
     int best = cheapest(A, t, -1);
     if (best < 0) best = 0;
     if (current >= 0 && best != current) { /* worth a fresh start? */
-        double L = HORIZON * A->span;
+        double L = fmin(A->o->tf - t, SWITCH_HORIZON * A->span);
         if (estimate(A, best, t) * L + A->cand[best].startup >
             estimate(A, current, t) * L / SWITCH_MARGIN)
             best = current;
