@@ -266,7 +266,10 @@ static int choose(auto_run *A, int current, double t) {
     int best = cheapest(A, t, -1);
     if (best < 0) best = 0;
     if (current >= 0 && best != current) { /* worth a fresh start? */
-        double L = fmin(A->o->tf - t, SWITCH_HORIZON * A->span);
+        /* (the first probes, from the run's start, weigh against the
+         * start's cost, which CVODE's tiny first steps make a transient:
+         * over the next HORIZON only) */
+        double L = A->from_start ? HORIZON * A->span : fmin(A->o->tf - t, SWITCH_HORIZON * A->span);
         if (estimate(A, best, t) * L + A->cand[best].startup >
             estimate(A, current, t) * L / SWITCH_MARGIN)
             best = current;
