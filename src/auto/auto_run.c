@@ -71,7 +71,8 @@
 #include <string.h>
 
 #define SWITCH_MARGIN 1.25
-/* A candidate that lost backs off HORIZON of the span times what it lost by. */
+/* A candidate that lost backs off HORIZON of the span times what it lost
+ * by; the first probes, from the run's start, are weighed over HORIZON. */
 #define HORIZON (1.0 / 32.0)
 /* A switch is weighed over the rest of the run, SWITCH_HORIZON of the span
  * at most: the start-up is paid once, what the switch saves accrues while
