@@ -318,18 +318,32 @@ def older_checkpoint(args, where, fails):
         fails.append("older checkpoint resumed: exit %d: %s" % (r.returncode, r.stderr.strip()))
 
 
+def copy_with_args(where, suffix, edit):
+    """A copy of the directory where (where + suffix) whose checkpoint's
+    stored arguments are edit(stored, copy's path); edit returns None to
+    give up. Returns the copy's path, or None."""
+    old = where + suffix
+    shutil.rmtree(old, ignore_errors=True)
+    shutil.copytree(where, old)
+    with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
+        stored = f.attrs["args"]
+        stored = stored.decode() if isinstance(stored, bytes) else str(stored)
+        stored = edit(stored, old)
+        if stored is None:
+            return None
+        f.attrs["args"] = stored
+        del f.attrs["strings_checksum"]
+    return old
+
+
 def copy_unnamed(where, suffix, option, value, what, fails, ini=False):
     """A copy of the directory where (where + suffix) whose checkpoint's
     stored arguments, which must name option once, as value, no longer name
     it; with ini, they also name an INI file (written there) whose [run]
     names neither. Returns its path, or None (a failure noted)."""
-    old = where + suffix
-    shutil.rmtree(old, ignore_errors=True)
-    shutil.copytree(where, old)
     pair = "%s\n%s\n" % (option, value)
-    with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
-        stored = f.attrs["args"]
-        stored = stored.decode() if isinstance(stored, bytes) else str(stored)
+
+    def unnamed(stored, old):
         if stored.count(option + "\n") != 1 or pair not in stored:
             fails.append("%s: the stored arguments should name %s once: %r"
                          % (what, value, stored))
@@ -339,9 +353,8 @@ def copy_unnamed(where, suffix, option, value, what, fails, ini=False):
             with open(os.path.join(old, "run.ini"), "w") as fh:
                 fh.write("[run]\ntol = 0.001\n")
             stored = "-c\nrun.ini\n" + stored
-        f.attrs["args"] = stored
-        del f.attrs["strings_checksum"]
-    return old
+        return stored
+    return copy_with_args(where, suffix, unnamed)
 
 
 def unnamed_method(args, where, fails, ini=False):
@@ -378,14 +391,7 @@ def ignored_option(args, where, fails):
     stored arguments hold one the run ignored, still resumes: a copy of
     where's mLIQSS2 checkpoint with --linsol band added to its arguments
     goes on and ends as the run that was not stopped, bit for bit."""
-    old = where + "-ignored"
-    shutil.rmtree(old, ignore_errors=True)
-    shutil.copytree(where, old)
-    with h5py.File(os.path.join(old, "run.ckpt.h5"), "r+") as f:
-        stored = f.attrs["args"]
-        stored = stored.decode() if isinstance(stored, bytes) else str(stored)
-        f.attrs["args"] = stored + "--linsol\nband\n"
-        del f.attrs["strings_checksum"]
+    old = copy_with_args(where, "-ignored", lambda stored, _: stored + "--linsol\nband\n")
     r = subprocess.run(cmd(args, 1) + ["--restart", "run.ckpt.h5"], cwd=old,
                        capture_output=True, text=True, timeout=600)
     ok = r.returncode == 0 and same_run(os.path.join(old, "run.h5"),

@@ -175,13 +175,24 @@ const integrator_def *integrator_by_name(const char *name) {
     return NULL;
 }
 
-void integrator_names(char *buf, size_t len, int qss_only) {
+/* The names of the entries that are QSS methods (or any, !qss_only) with
+ * one of any_caps (or any, 0), sep between them. */
+static void list_names(char *buf, size_t len, int qss_only, unsigned any_caps, const char *sep) {
     size_t used = 0;
     buf[0] = '\0';
     for (int k = 0; k < REGISTRY_SIZE && used < len; k++) {
         if (qss_only && !integrator_is_qss(&registry[k])) continue;
-        int w = snprintf(buf + used, len - used, "%s%s", used ? " " : "", registry[k].name);
+        if (any_caps && !(registry[k].caps & any_caps)) continue;
+        int w = snprintf(buf + used, len - used, "%s%s", used ? sep : "", registry[k].name);
         if (w < 0) break;
         used += (size_t)w;
     }
+}
+
+void integrator_names(char *buf, size_t len, int qss_only) {
+    list_names(buf, len, qss_only, 0, " ");
+}
+
+void integrator_names_with(char *buf, size_t len, unsigned any_caps) {
+    list_names(buf, len, 0, any_caps, ", ");
 }

@@ -127,6 +127,9 @@ const integrator_def *integrator_by_name(const char *name);
 /* The names, space-separated in the registry's order, into buf: all, or
  * (qss_only) those of the QSS methods (the --qss-method choices). */
 void integrator_names(char *buf, size_t len, int qss_only);
+/* "cvode, mixed, auto": the names of those with one of any_caps, in the
+ * registry's order (messages). */
+void integrator_names_with(char *buf, size_t len, unsigned any_caps);
 
 /* The doubles a window kept in memory (last_window.h) holds per owned
  * state: fixed, plus per_entry per entry of the longest row (checkpoint.c,

@@ -529,14 +529,8 @@ int run_options_check_used(const run_config *c, char *err, size_t errlen) {
     for (size_t k = 0; k < NOPTIONS; k++) {
         const run_option *o = &options[k];
         if (!o->needs || !c->origin[k] || (c->method->caps & o->needs)) continue;
-        char names[256] = "";
-        size_t used = 0;
-        for (int id = 0; integrator_by_id(id) && used < sizeof names; id++) {
-            const integrator_def *d = integrator_by_id(id);
-            if (d->caps & o->needs)
-                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
-                                         used ? ", " : "", d->name);
-        }
+        char names[256];
+        integrator_names_with(names, sizeof names, o->needs);
         snprintf(err, errlen, "%s: only with a method that has %s (%s); --method %s has none",
                  c->origin[k], capability_text(o->needs), names, c->method->name);
         return 2;

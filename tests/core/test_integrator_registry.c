@@ -40,6 +40,10 @@ static void names(void **state) {
     assert_string_equal(buf, "qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2");
     integrator_names(buf, 12, 0); /* cut, terminated */
     assert_string_equal(buf, "qss1 qss2 q");
+    integrator_names_with(buf, sizeof buf, INTEGRATOR_BDF);
+    assert_string_equal(buf, "cvode, mixed, auto");
+    integrator_names_with(buf, sizeof buf, INTEGRATOR_ASSIGNS);
+    assert_string_equal(buf, "mixed, auto");
 }
 
 /* A method's kept doubles per state (per_entry 0) or per row entry (1). */
