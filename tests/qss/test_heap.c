@@ -51,6 +51,46 @@ static void random_updates(void **state) {
     }
 }
 
+/* Several updates between reads of the top, as an event's readers make
+ * them: the same block several times, the same state twice, the earliest
+ * postponed and then its successor, dozens in a row. */
+static void batched_updates(void **state) {
+    (void)state;
+    const int32_t sizes[] = {3, 40, 1000};
+    unsigned seed = 777;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int32_t n = sizes[s];
+        event_heap h;
+        assert_int_equal(heap_init(&h, n), 0);
+        double *t = malloc((size_t)n * sizeof *t);
+        for (int32_t i = 0; i < n; i++)
+            t[i] = INFINITY;
+        for (int step = 0; step < 5000; step++) {
+            seed = seed * 1103515245u + 12345u;
+            int batch = 1 + (int)((seed >> 8) % (unsigned)(40));
+            int32_t centre = heap_top(&h);
+            for (int u = 0; u < batch; u++) {
+                seed = seed * 1103515245u + 12345u;
+                /* mostly near the top (its block and the next), some anywhere */
+                int32_t i = (seed >> 8) % 4u == 0 ? (int32_t)((seed >> 12) % (unsigned)n)
+                                                  : centre + (int32_t)((seed >> 12) % 5u) - 2;
+                if (i < 0 || i >= n) i = centre;
+                seed = seed * 1103515245u + 12345u;
+                unsigned r = (seed >> 8) % 40u;
+                double v = r == 39 ? INFINITY : r == 38 ? NAN : (double)(step / 8 + (int)(r % 12));
+                heap_update(&h, i, v);
+                t[i] = isnan(v) ? INFINITY : v;
+                assert_true(heap_time(&h, i) == t[i]);
+            }
+            int32_t top = reference_top(t, n);
+            assert_int_equal(heap_top(&h), top);
+            assert_true(heap_top_time(&h) == t[top]);
+        }
+        free(t);
+        heap_free(&h);
+    }
+}
+
 /* Popping by pushing the top to infinity yields (time, id) order. */
 static void drains_in_order(void **state) {
     (void)state;
@@ -75,6 +115,7 @@ static void drains_in_order(void **state) {
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(random_updates),
+    cmocka_unit_test(batched_updates),
     cmocka_unit_test(drains_in_order),
 };
 
