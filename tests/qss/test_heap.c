@@ -13,6 +13,22 @@ static int32_t reference_top(const double *t, int32_t n) {
     return best;
 }
 
+/* A heap of n states and the reference's times, every one +infinity. */
+static double *start_heap(event_heap *h, int32_t n) {
+    assert_int_equal(heap_init(h, n), 0);
+    double *t = malloc((size_t)n * sizeof *t);
+    assert_non_null(t);
+    for (int32_t i = 0; i < n; i++)
+        t[i] = INFINITY;
+    return t;
+}
+
+/* The tests' pseudo-random numbers (a linear congruence, its high bits). */
+static unsigned next_random(unsigned *seed) {
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 8;
+}
+
 static void random_updates(void **state) {
     (void)state;
     /* one block (HEAP_BLOCK 32), a partial second, several levels of blocks */
@@ -21,17 +37,12 @@ static void random_updates(void **state) {
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int32_t n = sizes[s];
         event_heap h;
-        assert_int_equal(heap_init(&h, n), 0);
-        double *t = malloc((size_t)n * sizeof *t);
-        for (int32_t i = 0; i < n; i++)
-            t[i] = INFINITY;
+        double *t = start_heap(&h, n);
         assert_int_equal(heap_top(&h), 0);
         for (int step = 0; step < 20000; step++) {
-            seed = seed * 1103515245u + 12345u;
-            int32_t i = (int32_t)((seed >> 8) % (unsigned)n);
-            seed = seed * 1103515245u + 12345u;
+            int32_t i = (int32_t)(next_random(&seed) % (unsigned)n);
             /* few distinct values: many ties; some infinities */
-            unsigned r = (seed >> 8) % 50u;
+            unsigned r = next_random(&seed) % 50u;
             double v = r == 49 ? INFINITY : (double)(r % 16);
             heap_update(&h, i, v);
             t[i] = v;
@@ -61,22 +72,17 @@ static void batched_updates(void **state) {
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int32_t n = sizes[s];
         event_heap h;
-        assert_int_equal(heap_init(&h, n), 0);
-        double *t = malloc((size_t)n * sizeof *t);
-        for (int32_t i = 0; i < n; i++)
-            t[i] = INFINITY;
+        double *t = start_heap(&h, n);
         for (int step = 0; step < 5000; step++) {
-            seed = seed * 1103515245u + 12345u;
-            int batch = 1 + (int)((seed >> 8) % (unsigned)(40));
+            int batch = 1 + (int)(next_random(&seed) % 40u);
             int32_t centre = heap_top(&h);
             for (int u = 0; u < batch; u++) {
-                seed = seed * 1103515245u + 12345u;
                 /* mostly near the top (its block and the next), some anywhere */
-                int32_t i = (seed >> 8) % 4u == 0 ? (int32_t)((seed >> 12) % (unsigned)n)
-                                                  : centre + (int32_t)((seed >> 12) % 5u) - 2;
+                unsigned pick = next_random(&seed);
+                int32_t i = pick % 4u == 0 ? (int32_t)((pick >> 4) % (unsigned)n)
+                                           : centre + (int32_t)((pick >> 4) % 5u) - 2;
                 if (i < 0 || i >= n) i = centre;
-                seed = seed * 1103515245u + 12345u;
-                unsigned r = (seed >> 8) % 40u;
+                unsigned r = next_random(&seed) % 40u;
                 double v = r == 39 ? INFINITY : r == 38 ? NAN : (double)(step / 8 + (int)(r % 12));
                 heap_update(&h, i, v);
                 t[i] = isnan(v) ? INFINITY : v;
