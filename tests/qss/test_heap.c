@@ -23,12 +23,6 @@ static double *start_heap(event_heap *h, int32_t n) {
     return t;
 }
 
-/* The tests' pseudo-random numbers (a linear congruence, its high bits). */
-static unsigned next_random(unsigned *seed) {
-    *seed = *seed * 1103515245u + 12345u;
-    return *seed >> 8;
-}
-
 static void random_updates(void **state) {
     (void)state;
     /* one block (HEAP_BLOCK 32), a partial second, several levels of blocks */
@@ -40,9 +34,9 @@ static void random_updates(void **state) {
         double *t = start_heap(&h, n);
         assert_int_equal(heap_top(&h), 0);
         for (int step = 0; step < 20000; step++) {
-            int32_t i = (int32_t)(next_random(&seed) % (unsigned)n);
+            int32_t i = (int32_t)(test_random(&seed) % (unsigned)n);
             /* few distinct values: many ties; some infinities */
-            unsigned r = next_random(&seed) % 50u;
+            unsigned r = test_random(&seed) % 50u;
             double v = r == 49 ? INFINITY : (double)(r % 16);
             heap_update(&h, i, v);
             t[i] = v;
@@ -74,15 +68,15 @@ static void batched_updates(void **state) {
         event_heap h;
         double *t = start_heap(&h, n);
         for (int step = 0; step < 5000; step++) {
-            int batch = 1 + (int)(next_random(&seed) % 40u);
+            int batch = 1 + (int)(test_random(&seed) % 40u);
             int32_t centre = heap_top(&h);
             for (int u = 0; u < batch; u++) {
                 /* mostly near the top (its block and the next), some anywhere */
-                unsigned pick = next_random(&seed);
+                unsigned pick = test_random(&seed);
                 int32_t i = pick % 4u == 0 ? (int32_t)((pick >> 4) % (unsigned)n)
                                            : centre + (int32_t)((pick >> 4) % 5u) - 2;
                 if (i < 0 || i >= n) i = centre;
-                unsigned r = next_random(&seed) % 40u;
+                unsigned r = test_random(&seed) % 40u;
                 double v = r == 39 ? INFINITY : r == 38 ? NAN : (double)(step / 8 + (int)(r % 12));
                 heap_update(&h, i, v);
                 t[i] = isnan(v) ? INFINITY : v;

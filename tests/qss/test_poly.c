@@ -26,8 +26,7 @@ static void known_roots(void **state) {
 }
 
 static double uniform(unsigned *seed) {
-    *seed = *seed * 1103515245u + 12345u;
-    return ((*seed >> 8) & 0xffff) / 32768.0 - 1.0;
+    return (test_random(seed) & 0xffff) / 32768.0 - 1.0;
 }
 
 static void fast_paths_agree(void **state) {

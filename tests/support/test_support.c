@@ -40,3 +40,8 @@ qmol_problem test_problem(const char *name, const char *const *sets, int nsets) 
         fail_msg("%s: %s", name, err);
     return p;
 }
+
+unsigned test_random(unsigned *seed) {
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 8;
+}

@@ -22,6 +22,9 @@ int test_all_true(int ok);
 /* Built-in problem `name` with "key=value" overrides; fails the test on a
  * bad name or value. */
 qmol_problem test_problem(const char *name, const char *const *sets, int nsets);
+/* The tests' pseudo-random numbers: a linear congruence on *seed, its high
+ * 24 bits (the same sequence for the same seed everywhere). */
+unsigned test_random(unsigned *seed);
 
 #define QMOL_RUN_TESTS(argc, argv, tests)                                                          \
     test_run_mpi(argc, argv, #tests, tests, sizeof(tests) / sizeof((tests)[0]))
