@@ -92,6 +92,10 @@
 /* The shortest QSS window on several ranks, as a fraction of the span,
  * unless --window-min says otherwise (set_candidates). */
 #define AUTO_WINDOW_MIN 1e-9
+/* A run's cost is projected from its change over TREND_BASE of the span
+ * at least, by a factor TREND_MOST at most (projected). */
+#define TREND_BASE (1.0 / 16.0)
+#define TREND_MOST 2.0
 
 enum { CAND_BDF, CAND_QSS, CAND_MIXED, NCAND };
 
@@ -132,7 +136,8 @@ typedef struct candidate {
     double retry_gap;   /* the next back-off (0: none yet) */
     double probe_cost;  /* its last probe's wall time, and when it was made */
     double probe_t;
-    double probe_clock; /* the run's wall time then (run_clock) */
+    double probe_against; /* the run's cost then (projected; 0: none) */
+    double probe_clock;   /* the run's wall time then (run_clock) */
     /* what its last settled probe from probed_t measured (0: none), and its
      * runs' cost over that when one was first weighed after winning such a
      * probe (at least 1: later probes are scaled by it); probed_run: the
@@ -194,6 +199,9 @@ typedef struct auto_run {
     /* the mixed split's least share of CVODE's cost (0: none), found at
      * mixed_share_t while CVODE ran */
     double mixed_share, mixed_share_t;
+    /* the running segment's cost when first weighed, and when (NAN: not
+     * yet): the base of its projected cost */
+    double trend_t, trend_rate;
 } auto_run;
 
 /* QMOL_AUTO_TRACE in the environment: rank 0 prints what auto does. */
@@ -223,6 +231,20 @@ static void trace(const auto_run *A, const char *what, int c, const meter *M, do
 static double estimate(const auto_run *A, int c, double t) {
     const candidate *k = &A->cand[c];
     return fmax(k->rate, k->run_rate * exp2(-(t - k->run_t) / (MEMORY_SPAN * A->span)));
+}
+
+/* The running segment's cost `now` at t, as it will be on average over the
+ * next `ahead` of t if it goes on changing as it has since the segment was
+ * first weighed (within a factor TREND_MOST either way; now itself until
+ * TREND_BASE of the span has passed). A cost that climbs as activity
+ * spreads makes a switch pay over the horizon before the cost now shows it
+ * (adr2d 1000 x 1000, tol 1e-3: LIQSS2 at 5.4 s per unit of t at t = 0.03,
+ * 12 at 1.3 and 21 at 1.9, CVODE steady at 8-10 from 1.3 on). */
+static double projected(const auto_run *A, double now, double t, double ahead) {
+    double dt = t - A->trend_t;
+    if (isnan(A->trend_t) || dt < TREND_BASE * A->span || !isfinite(now)) return now;
+    double slope = (now - A->trend_rate) / dt;
+    return fmin(TREND_MOST * now, fmax(now / TREND_MOST, now + 0.5 * slope * ahead));
 }
 
 /* The cheapest measured candidate at t but skip, of those not on hold (-1:
@@ -511,6 +533,7 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     A->probes++, A->probe_wall += cost;
     candidate *k = &A->cand[c];
     k->probe_cost = cost, k->probe_t = t, k->probe_clock = run_clock(A);
+    k->probe_against = A->in_segment ? A->cand[A->running].rate : 0.0;
     k->race_until = -INFINITY;
     if (P.M.lost && P.M.last_t > t) k->race_t = t, k->race_until = P.M.last_t, k->race_cost = cost;
     if (!A->in_segment) A->stats->wall_integrate += cost; /* (inside one: the segment's) */
@@ -541,6 +564,16 @@ static int worth_probing(const auto_run *A, int c, int current, double t, int al
     if (c == current || (!alarm && t < k->retry_at) || t < k->hold_until || t < k->floor_until)
         return 0;
     int may_be_cheaper = estimate(A, c, t) <= CUT_FACTOR * estimate(A, current, t);
+    /* c as last measured wins against the run as it is projected now, and
+     * the run's cost rose by SWITCH_MARGIN since c's last probe: c's
+     * back-off and the probes' share give way (adr2d 1000 x 1000: a CVODE
+     * probe costs 1.1-1.4 s, the share allowed one per 20 s of LIQSS2's
+     * run, whose cost grew from 4 to 21 s per unit of t while CVODE's fell
+     * to 8-10; the alarm sounded at t = 0.7, or not at all) */
+    double run = estimate(A, current, t);
+    int expect_win =
+        run > SWITCH_MARGIN * estimate(A, c, t) && !(run <= SWITCH_MARGIN * k->probe_against);
+    alarm |= expect_win, may_be_cheaper |= expect_win;
     if (alarm && t < k->retry_at && !may_be_cheaper) return 0;
     /* the run's time since c's last probe pays for the probe PROBE_SHARE of
      * it at most: the wall time it took, or at its cost now where that is
@@ -634,7 +667,10 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
     double now = A->seg.last_rate;
     if (s->next_step > 0.0 && A->seg.last_windows > 0)
         now = fmin(now, A->seg.last_wall / A->seg.last_windows / s->next_step);
-    k->rate = k->run_rate = now, k->run_t = t;
+    if (isnan(A->trend_t)) A->trend_t = t, A->trend_rate = now;
+    k->run_rate = now, k->run_t = t;
+    /* (weighed over the switch's horizon, as choose does) */
+    k->rate = fmax(now, projected(A, now, t, fmin(A->o->tf - t, SWITCH_HORIZON * A->span)));
     if (k->probed_run > 0.0) { /* first weighed since the probe it started on */
         k->bias = fmin(BIAS_MOST, fmax(1.0, now / k->probed_run));
         k->probed_run = 0.0;
@@ -674,6 +710,15 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
     if (rc) return rc;
     int best = choose(A, current, t);
     if (best != current) A->switch_to = best;
+    if (tracing(A)) {
+        fprintf(stderr, "auto: weigh    at %.6g%s: %s now %.4g, projected %.4g;", t,
+                alarm ? " (alarm)" : "", A->cand[current].o.method->name, now, k->rate);
+        for (int c = 0; c < A->ncand; c++)
+            if (c != current)
+                fprintf(stderr, " %s %.4g (start-up %.3g s)", A->cand[c].o.method->name,
+                        estimate(A, c, t), A->cand[c].startup);
+        fprintf(stderr, " -> %s\n", A->cand[best].o.method->name);
+    }
     set_watch(A, t);
     meter_resume(&A->seg);
     double cost = meter_cost(&A->seg);
@@ -956,6 +1001,7 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     A->running = c;
     A->switch_to = -1;
     A->seg_delivered = 0;
+    A->trend_t = NAN;
     /* (a switch on its probe's word: made where the switch is) */
     candidate *run = &A->cand[c];
     run->probed_run = run->probed > 0.0 && run->probed_t == A->switch_t ? run->probed : 0.0;
