@@ -111,6 +111,18 @@ typedef struct qmol_problem {
      * (its place on a grid, its boundary) is then done once. NULL: rhs,
      * then jac. */
     double (*rhs_jac)(const void *data, int64_t i, double t, const double *vals, double *dfdv);
+
+    /* Optional, with jac, for rows that are linear in what they read but
+     * for a term of their own state: f_i = b_i + sum_k c_ik vals[k] +
+     * own_term(i, x_i), with b_i and c_ik constant (in t, in the states and
+     * in discrete variables). Returns that term at v = x_i and its
+     * derivative in *dgdv (a linear row: 0 and 0). qmol takes b and c from
+     * rhs and jac at the initial state and checks them at a second point;
+     * where the rows of a grid share them (a shape of the QSS engine), its
+     * second-order methods evaluate f_i and its slope from them without
+     * calling rhs (docs/performance.md, "Linear rows"). NULL: every row
+     * through rhs_jac, as before. */
+    double (*own_term)(const void *data, int64_t i, double v, double *dgdv);
 } qmol_problem;
 
 /* One named numeric parameter of a problem, with its default and range. */

@@ -101,6 +101,14 @@ static double adr1d_x0(const void *data, int64_t i) {
 }
 
 /* Shared by both families; init_frac = 0 starts from u = 0 everywhere. */
+/* The reaction, the one term not linear in the row's values (qmol.h). */
+static double adr1d_own_term(const void *data, int64_t i, double u, double *dgdu) {
+    (void)i;
+    const adr1d *p = data;
+    *dgdu = p->r * (2.0 * u - 3.0 * u * u);
+    return p->r * (u * u - u * u * u);
+}
+
 static int adr1d_build(const char *name, double n, double a, double d_left, double d_right,
                        int64_t split, double r, double L, double u0, double init_frac,
                        qmol_problem *out, char *err, size_t errlen) {
@@ -129,6 +137,7 @@ static int adr1d_build(const char *name, double n, double a, double d_left, doub
                           .rhs = adr1d_rhs,
                           .jac = adr1d_jac,
                           .rhs_jac = adr1d_rhs_jac,
+                          .own_term = adr1d_own_term,
                           .x0 = adr1d_x0,
                           .ndims = 1,
                           .dims = {p->n, 1, 1},

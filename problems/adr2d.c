@@ -97,6 +97,14 @@ static double adr2d_rhs_jac(const void *data, int64_t i, double t, const double 
     return adr2d_f(data, s, vals);
 }
 
+/* The reaction, the one term not linear in the row's values (qmol.h). */
+static double adr2d_own_term(const void *data, int64_t i, double u, double *dgdu) {
+    (void)i;
+    const adr2d *p = data;
+    *dgdu = p->r * (2.0 * u - 3.0 * u * u);
+    return p->r * (u * u - u * u * u);
+}
+
 static double adr2d_x0(const void *data, int64_t i) {
     const adr2d *p = data;
     return i % p->nx < p->init_cols && i / p->nx < p->init_rows ? 1.0 : 0.0;
@@ -135,6 +143,7 @@ static int adr2d_create(const double *v, qmol_problem *out, char *err, size_t er
                           .rhs = adr2d_rhs,
                           .jac = adr2d_jac,
                           .rhs_jac = adr2d_rhs_jac,
+                          .own_term = adr2d_own_term,
                           .x0 = adr2d_x0,
                           .ndims = 2,
                           .dims = {p->nx, p->ny, 1},

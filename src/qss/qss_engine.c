@@ -484,9 +484,64 @@ static inline int fused_rows(const qss_engine *e) {
     return e->analytic_jac && e->order == 2 && !e->p->explicit_time;
 }
 
+/* Order 2, row j of a linear shape (linear_rows.h): f, its slope along q
+ * and its Jacobian row from the shape's b and c, and own_term. */
+static double linear_row(qss_engine *e, int32_t j, double t, uint16_t sh) {
+    int32_t base;
+    int len = 0;
+    const int32_t *restrict cols = eng_row(e, j, &len, &base);
+    const double *restrict c = e->linear.coef + e->shapes.start[sh];
+    const qss_q *restrict q = e->q + base;
+    int own = e->shapes.own[sh];
+    double f = e->linear.constant[sh], fdot = 0.0;
+    for (int k = 0; k < len; k++) {
+        const qss_q *qc = q + cols[k];
+        double slope = qc->c[1];
+        f += c[k] * (qc->c[0] + (t - qc->tq) * slope);
+        fdot += c[k] * slope;
+    }
+    const qss_q *qo = q + cols[own];
+    double dg = 0.0, slope = qo->c[1];
+    f += e->p->own_term(e->p->data, model_gid(e->m, j), qo->c[0] + (t - qo->tq) * slope, &dg);
+    fdot += dg * slope;
+    e->x[j].c[2] = 0.5 * fdot;
+    e->x[j].c[3] = 0.0;
+    if (e->entry) {
+        double *entry = e->entry + eng_entry_pos(e, j, 0);
+        for (int k = 0; k < len; k++)
+            entry[k] = c[k];
+        entry[own] += dg;
+    } else if (e->has_diag) {
+        e->x[j].diag = c[own] + dg;
+    }
+    return f;
+}
+
+/* A derivative that is not finite stops the run. */
+static void derivative_failed(qss_engine *e, int32_t j, double t, double f) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    eng_fail(e,
+             "state %lld (rank %d): derivative is %g at t=%.17g (method %s); the solution "
+             "blew up or the problem is undefined there",
+             (long long)model_gid(e->m, j), rank, f, t, e->method->name);
+}
+
 void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
-    int len = gather_row(e, j, t);
     int fused = fused_rows(e);
+    uint16_t sh = e->linear.linear ? e->shapes.row[j] : 0;
+    if (fused && e->linear.linear && e->linear.linear[sh]) {
+        e->stats->row_evals++;
+        e->stats->jac_rows++;
+        double f = linear_row(e, j, t, sh);
+        if (!isfinite(f)) {
+            derivative_failed(e, j, t, f);
+            return;
+        }
+        e->x[j].c[1] = f;
+        return;
+    }
+    int len = gather_row(e, j, t);
     double f;
     if (fused) {
         e->stats->row_evals++;
@@ -496,12 +551,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
         f = eval_rhs(e, j, t, e->vals);
     }
     if (!isfinite(f)) {
-        int rank = 0;
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        eng_fail(e,
-                 "state %lld (rank %d): derivative is %g at t=%.17g (method %s); the solution "
-                 "blew up or the problem is undefined there",
-                 (long long)model_gid(e->m, j), rank, f, t, e->method->name);
+        derivative_failed(e, j, t, f);
         return;
     }
     e->x[j].c[1] = f;
@@ -659,6 +709,7 @@ void eng_free(qss_engine *e) {
     free(e->stale_area);
     free(e->change_slot);
     row_shapes_free(&e->shapes);
+    linear_rows_free(&e->linear);
     heap_free(&e->heap);
 }
 
@@ -701,6 +752,7 @@ int eng_alloc(qss_engine *e) {
     /* (1: shapes not worth it, the CSR serves) */
     if (ok) ok &= row_shapes_build(&e->shapes, e->m) >= 0;
     e->prefetch_row_start = !e->shapes.row;
+    if (ok) ok &= linear_rows_build(&e->linear, &e->shapes, e->m) == 0;
     return ok ? 0 : -1;
 }
 

@@ -15,6 +15,7 @@
 #define QMOL_QSS_ENGINE_H
 
 #include "qss/heap.h"
+#include "qss/linear_rows.h"
 #include "qss/row_shapes.h"
 #include "core/integrator.h"
 #include "core/model.h"
@@ -115,7 +116,8 @@ struct qss_engine {
     double *vals, *vals2, *slopes, *curv, *dfdv, *saved, *saved2;
     double *listed; /* model_rhs and model_jac's scratch (model_scratch_size) */
     int32_t max_deps;
-    row_shapes shapes; /* the rows and dependents as shapes (shapes.row NULL: the CSR) */
+    row_shapes shapes;  /* the rows and dependents as shapes (shapes.row NULL: the CSR) */
+    linear_rows linear; /* the shapes whose rows are linear but for their own term */
     double tf;
     double shortest;     /* the shortest interval the age and unseen checks set */
     int prefetch_inputs; /* eng_prefetch_deps prefetches the rows' inputs too */
