@@ -29,16 +29,7 @@ typedef struct fixture {
  * estimates (n_owned: the rows of a rank's part, then n_cols - n_owned
  * ghosts; 0: the whole model). */
 static void build(fixture *f, int32_t n_owned, int32_t n_cols) {
-    char err[256] = "";
-    if (n_owned) {
-        f->gid = malloc((size_t)n_cols * sizeof *f->gid);
-        for (int32_t j = 0; j < n_cols; j++)
-            f->gid[j] = j;
-        assert_int_equal(model_build_local(&f->m, &f->p, f->gid, n_owned, n_cols, err, sizeof err),
-                         0);
-    } else {
-        assert_int_equal(model_build(&f->m, &f->p, err, sizeof err), 0);
-    }
+    f->gid = test_model(&f->m, &f->p, n_owned, n_cols);
     qss_engine *e = &f->e;
     e->m = &f->m;
     e->method = &no_fields;

@@ -30,16 +30,7 @@ typedef struct fixture {
  * Jacobian, LIQSS's diagonal estimates (n_owned: the rows of a rank's part,
  * then n_cols - n_owned ghosts; 0: the whole model). */
 static void build(fixture *f, int32_t n_owned, int32_t n_cols) {
-    char err[256] = "";
-    if (n_owned) {
-        f->gid = malloc((size_t)n_cols * sizeof *f->gid);
-        for (int32_t j = 0; j < n_cols; j++)
-            f->gid[j] = j;
-        assert_int_equal(model_build_local(&f->m, &f->p, f->gid, n_owned, n_cols, err, sizeof err),
-                         0);
-    } else {
-        assert_int_equal(model_build(&f->m, &f->p, err, sizeof err), 0);
-    }
+    f->gid = test_model(&f->m, &f->p, n_owned, n_cols);
     f->o = (integrator_options){.t0 = f->p.t0, .tf = f->p.tf, .reltol = 1e-3, .abstol = 1e-4};
     qss_engine *e = &f->e;
     e->m = &f->m;
@@ -171,7 +162,7 @@ static void vardiff_interior_generic(void **state) {
 /* A ring whose rows read their west neighbour through sin (not linear)
  * but whose own_term says they are linear but for u^2: the check at the
  * second point finds it, every shape stays generic. */
-static int ring_size(const void *d, int64_t i) {
+static int three(const void *d, int64_t i) {
     (void)d, (void)i;
     return 3;
 }
@@ -207,7 +198,7 @@ static void false_claim_generic(void **state) {
     f.p = (qmol_problem){.n = 16,
                          .t0 = 0.0,
                          .tf = 1.0,
-                         .row_size = ring_size,
+                         .row_size = three,
                          .row = ring_row,
                          .rhs = ring_rhs,
                          .jac = ring_jac,
@@ -222,10 +213,6 @@ static void false_claim_generic(void **state) {
 
 /* A chain with mirrored (Neumann) ends, whose end rows list their
  * neighbour twice: f_i = v_0 - 2 v_1 + v_2 - 0.3 v_1^3 as listed. */
-static int chain_size(const void *d, int64_t i) {
-    (void)d, (void)i;
-    return 3;
-}
 static void chain_row(const void *d, int64_t i, int64_t *cols) {
     (void)d;
     int64_t n = 8;
@@ -252,7 +239,7 @@ static void mirrored_ends(void **state) {
     f.p = (qmol_problem){.n = 8,
                          .t0 = 0.0,
                          .tf = 1.0,
-                         .row_size = chain_size,
+                         .row_size = three,
                          .row = chain_row,
                          .rhs = chain_rhs,
                          .jac = chain_jac,

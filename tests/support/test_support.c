@@ -1,8 +1,10 @@
 #include "tests/support/test_support.h"
 
+#include "core/model.h"
 #include "problems/registry.h"
 
 #include <mpi.h>
+#include <stdlib.h>
 
 int test_run_mpi(int argc, char **argv, const char *group, const struct CMUnitTest *tests,
                  size_t count) {
@@ -44,4 +46,19 @@ qmol_problem test_problem(const char *name, const char *const *sets, int nsets) 
 unsigned test_random(unsigned *seed) {
     *seed = *seed * 1103515245u + 12345u;
     return *seed >> 8;
+}
+
+int64_t *test_model(struct model *m, const qmol_problem *p, int32_t n_owned, int32_t n_cols) {
+    char err[256] = "";
+    if (!n_owned) {
+        if (model_build(m, p, err, sizeof err) != 0) fail_msg("model: %s", err);
+        return NULL;
+    }
+    int64_t *gid = malloc((size_t)n_cols * sizeof *gid);
+    assert_non_null(gid);
+    for (int32_t j = 0; j < n_cols; j++)
+        gid[j] = j;
+    if (model_build_local(m, p, gid, n_owned, n_cols, err, sizeof err) != 0)
+        fail_msg("local model: %s", err);
+    return gid;
 }
