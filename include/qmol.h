@@ -117,8 +117,9 @@ typedef struct qmol_problem {
      * own_term(i, x_i), with b_i and c_ik constant (in t, in the states and
      * in discrete variables). Returns that term at v = x_i and its
      * derivative in *dgdv (a linear row: 0 and 0). qmol takes b and c from
-     * rhs and jac at the values x0 gives and checks them at a second point
-     * (a row that does not read its own state keeps rhs_jac);
+     * rhs and jac at values 1, 1.125, 1.25, ... of the row's entries and
+     * checks them at a second point (a row undefined there, or that does
+     * not read its own state, keeps rhs_jac);
      * where the rows of a grid share them (a shape of the QSS engine), its
      * second-order methods evaluate f_i and its slope from them without
      * calling rhs (docs/performance.md, "Linear rows"). NULL: every row

@@ -11,6 +11,13 @@
 #define CHECK_TOLERANCE 1e-9
 /* A shape's rows share c and b when they agree this closely (relative). */
 #define SHARE_TOLERANCE 1e-12
+/* The point b and c are taken at: entry k of every row at 1 + k / 8, the
+ * same whatever state a run starts from (a run resumed from a checkpoint,
+ * a segment of --method auto, must round b and c as the run before it,
+ * or it is no longer identical to an uninterrupted run) and cheaper than
+ * the problem's x0 (heat3d 40^3: x0's sines took 2,700 instructions a
+ * row). A row undefined there (NaN) keeps rhs_jac. */
+
 /* The check's second point: each value moved by this much of its size (of
  * 1 where it is 0), a different fraction at each entry: far enough that a
  * term not linear shows above the rounding (sin(v) at v = 0.1 moved by a
@@ -24,33 +31,41 @@ typedef struct scratch {
     double *vals, *moved, *dfdv, *listed, *c;
 } scratch;
 
-/* Row j's b and c (into w->c; returned b) from its values w->vals, and
- * whether they reproduce rhs at the moved values (*ok). */
-static double decompose(const model *m, int32_t j, int len, int own, scratch *w, int *ok) {
+/* Row j's b and c (into w->c; returned b) from its values w->vals; *size:
+ * the size of its terms there. */
+static double decompose(const model *m, int32_t j, int len, int own, scratch *w, double *size) {
     const qmol_problem *p = m->problem;
-    int64_t gid = model_gid(m, j);
-    double t = p->t0, dg = 0.0, dg2 = 0.0;
-    double f = model_rhs(m, j, t, w->vals, w->listed);
-    model_jac(m, j, t, w->vals, w->dfdv, w->listed);
-    double g = p->own_term(p->data, gid, w->vals[own], &dg);
-    double b = f - g, size = fabs(f) + fabs(g);
+    double dg = 0.0;
+    double f = model_rhs(m, j, p->t0, w->vals, w->listed);
+    model_jac(m, j, p->t0, w->vals, w->dfdv, w->listed);
+    double g = p->own_term(p->data, model_gid(m, j), w->vals[own], &dg);
+    double b = f - g;
+    *size = fabs(f) + fabs(g);
     for (int k = 0; k < len; k++) {
         w->c[k] = w->dfdv[k] - (k == own ? dg : 0.0);
         b -= w->c[k] * w->vals[k];
-        size += fabs(w->c[k] * w->vals[k]);
+        *size += fabs(w->c[k] * w->vals[k]);
     }
+    return b;
+}
+
+/* Whether b and w->c reproduce row j's rhs at the values moved (size: of
+ * its terms at w->vals). */
+static int holds(const model *m, int32_t j, int len, int own, scratch *w, double b, double size) {
+    const qmol_problem *p = m->problem;
+    double dg2 = 0.0;
     for (int k = 0; k < len; k++) {
         double v = w->vals[k];
         w->moved[k] = v + CHECK_MOVE * (1.0 + 0.25 * k) * (fabs(v) > 0.0 ? fabs(v) : 1.0);
     }
-    double f2 = model_rhs(m, j, t, w->moved, w->listed);
-    double pred = b + p->own_term(p->data, gid, w->moved[own], &dg2), size2 = fabs(b) + fabs(pred);
+    double f2 = model_rhs(m, j, p->t0, w->moved, w->listed);
+    double pred = b + p->own_term(p->data, model_gid(m, j), w->moved[own], &dg2);
+    double size2 = fabs(b) + fabs(pred);
     for (int k = 0; k < len; k++) {
         pred += w->c[k] * w->moved[k];
         size2 += fabs(w->c[k] * w->moved[k]);
     }
-    *ok = isfinite(b) && isfinite(f2) && fabs(f2 - pred) <= CHECK_TOLERANCE * fmax(size, size2);
-    return b;
+    return isfinite(b) && isfinite(f2) && fabs(f2 - pred) <= CHECK_TOLERANCE * fmax(size, size2);
 }
 
 /* Whether row j's c and b are the shape's (c_s, b_s), to rounding. */
@@ -90,23 +105,24 @@ int linear_rows_build(linear_rows *L, const row_shapes *s, const model *m) {
         uint16_t sh = s->row[j];
         if (L->linear[sh] == SHAPE_NOT) continue;
         int len, own = s->own[sh];
-        const int32_t *off = row_shapes_list(s, sh, &len);
+        row_shapes_list(s, sh, &len);
         if (own < 0) {
             L->linear[sh] = SHAPE_NOT;
             continue;
         }
         for (int k = 0; k < len; k++)
-            w.vals[k] = p->x0(p->data, model_gid(m, j + off[k]));
-        int ok;
-        double b = decompose(m, j, len, own, &w, &ok);
+            w.vals[k] = 1.0 + 0.125 * k;
+        double size, b = decompose(m, j, len, own, &w, &size);
         double *c_s = L->coef + s->start[sh];
-        if (!ok) {
-            L->linear[sh] = SHAPE_NOT;
-        } else if (L->linear[sh] == SHAPE_UNSEEN) {
+        /* (checked at its shape's first row: the others share its b and c
+         * at the same point, or the shape is not linear) */
+        if (L->linear[sh] == SHAPE_LINEAR) {
+            if (!shares(w.c, b, c_s, L->constant[sh], len)) L->linear[sh] = SHAPE_NOT;
+        } else if (holds(m, j, len, own, &w, b, size)) {
             memcpy(c_s, w.c, (size_t)len * sizeof *c_s);
             L->constant[sh] = b;
             L->linear[sh] = SHAPE_LINEAR;
-        } else if (!shares(w.c, b, c_s, L->constant[sh], len)) {
+        } else {
             L->linear[sh] = SHAPE_NOT;
         }
     }
