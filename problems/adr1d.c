@@ -63,7 +63,7 @@ static adr1d_local adr1d_gather(const adr1d *p, int64_t i, const double *vals) {
 
 static inline double adr1d_f(const adr1d *p, const adr1d_local *s) {
     double u = s->centre;
-    return s->w_west * (s->west - u) + s->w_east * (s->east - u) + p->r * (u * u - u * u * u);
+    return s->w_west * (s->west - u) + s->w_east * (s->east - u) + adr_reaction(p->r, u);
 }
 
 static inline void adr1d_dfdv(const adr1d *p, const adr1d_local *s, double *dfdv) {
@@ -71,7 +71,7 @@ static inline void adr1d_dfdv(const adr1d *p, const adr1d_local *s, double *dfdv
     int k = 0;
     /* At the last node the mirrored east value is the west state too. */
     if (s->has_west) dfdv[k++] = s->w_west + (s->is_last ? s->w_east : 0.0);
-    dfdv[k++] = -s->w_west - s->w_east + p->r * (2.0 * u - 3.0 * u * u);
+    dfdv[k++] = -s->w_west - s->w_east + adr_reaction_slope(p->r, u);
     if (!s->is_last) dfdv[k++] = s->w_east;
 }
 
@@ -100,14 +100,15 @@ static double adr1d_x0(const void *data, int64_t i) {
     return i < p->init_cells ? 1.0 : 0.0;
 }
 
-/* Shared by both families; init_frac = 0 starts from u = 0 everywhere. */
 /* The reaction, the one term not linear in the row's values (qmol.h). */
 static double adr1d_own_term(const void *data, int64_t i, double u, double *dgdu) {
     (void)i;
     const adr1d *p = data;
-    *dgdu = p->r * (2.0 * u - 3.0 * u * u);
-    return p->r * (u * u - u * u * u);
+    *dgdu = adr_reaction_slope(p->r, u);
+    return adr_reaction(p->r, u);
 }
+
+/* Shared by both families; init_frac = 0 starts from u = 0 everywhere. */
 
 static int adr1d_build(const char *name, double n, double a, double d_left, double d_right,
                        int64_t split, double r, double L, double u0, double init_frac,

@@ -58,7 +58,7 @@ static inline double adr2d_f(const adr2d *p, adr2d_sides s, const double *vals) 
     double u = vals[k++];
     double east = s.east ? vals[k++] : 0.0;
     double north = s.north ? vals[k++] : 0.0;
-    double f = p->w_west * (west - u) + p->r * (u * u - u * u * u);
+    double f = p->w_west * (west - u) + adr_reaction(p->r, u);
     /* A missing east/south/north neighbour is a zero-flux ghost: no term. */
     if (s.south) f += p->w_south * (south - u);
     if (s.east) f += p->w_east * (east - u);
@@ -76,7 +76,7 @@ static inline void adr2d_dfdv(const adr2d *p, adr2d_sides s, const double *vals,
     double u = vals[centre];
     /* The west term stays on the diagonal even at the Dirichlet edge. */
     dfdv[centre] = -p->w_west - (s.south ? p->w_south : 0.0) - (s.east ? p->w_east : 0.0) -
-                   (s.north ? p->w_north : 0.0) + p->r * (2.0 * u - 3.0 * u * u);
+                   (s.north ? p->w_north : 0.0) + adr_reaction_slope(p->r, u);
 }
 
 static double adr2d_rhs(const void *data, int64_t i, double t, const double *vals) {
@@ -101,8 +101,8 @@ static double adr2d_rhs_jac(const void *data, int64_t i, double t, const double 
 static double adr2d_own_term(const void *data, int64_t i, double u, double *dgdu) {
     (void)i;
     const adr2d *p = data;
-    *dgdu = p->r * (2.0 * u - 3.0 * u * u);
-    return p->r * (u * u - u * u * u);
+    *dgdu = adr_reaction_slope(p->r, u);
+    return adr_reaction(p->r, u);
 }
 
 static double adr2d_x0(const void *data, int64_t i) {

@@ -26,6 +26,15 @@ extern const qmol_problem_def problem_bqss_a1;
 extern const qmol_problem_def problem_bqss_a2;
 extern const qmol_problem_def problem_offdiag_stiff;
 
+/* adr1d's and adr2d's reaction r (u^2 - u^3), the one term of their rows
+ * not linear in the row's values (their own_term), and its derivative. */
+static inline double adr_reaction(double r, double u) {
+    return r * (u * u - u * u * u);
+}
+static inline double adr_reaction_slope(double r, double u) {
+    return r * (2.0 * u - 3.0 * u * u);
+}
+
 /* Largest number of states a built-in grid may have: keeps n * components and
  * every id arithmetic far from int64_t overflow. */
 #define BUILTIN_MAX_STATES ((int64_t)1 << 53)
