@@ -93,7 +93,7 @@
  * unless --window-min says otherwise (set_candidates). */
 #define AUTO_WINDOW_MIN 1e-9
 /* A run's cost is projected from its change over TREND_BASE of the span
- * at least, by a factor TREND_MOST at most (projected). */
+ * at least, to TREND_MOST times its cost now at most (projected). */
 #define TREND_BASE (1.0 / 16.0)
 #define TREND_MOST 2.0
 
@@ -235,16 +235,17 @@ static double estimate(const auto_run *A, int c, double t) {
 
 /* The running segment's cost `now` at t, as it will be on average over the
  * next `ahead` of t if it goes on changing as it has since the segment was
- * first weighed (within a factor TREND_MOST either way; now itself until
- * TREND_BASE of the span has passed). A cost that climbs as activity
- * spreads makes a switch pay over the horizon before the cost now shows it
- * (adr2d 1000 x 1000, tol 1e-3: LIQSS2 at 5.4 s per unit of t at t = 0.03,
- * 12 at 1.3 and 21 at 1.9, CVODE steady at 8-10 from 1.3 on). */
+ * first weighed: not below now (a falling cost counts as now), TREND_MOST
+ * times now at most; now itself until TREND_BASE of the span has passed.
+ * A cost that climbs as activity spreads makes a switch pay over the
+ * horizon before the cost now shows it (adr2d 1000 x 1000, tol 1e-3:
+ * LIQSS2 at 5.4 s per unit of t at t = 0.03, 12 at 1.3 and 21 at 1.9,
+ * CVODE steady at 8-10 from 1.3 on). */
 static double projected(const auto_run *A, double now, double t, double ahead) {
     double dt = t - A->trend_t;
     if (isnan(A->trend_t) || dt < TREND_BASE * A->span || !isfinite(now)) return now;
     double slope = (now - A->trend_rate) / dt;
-    return fmin(TREND_MOST * now, fmax(now / TREND_MOST, now + 0.5 * slope * ahead));
+    return fmin(TREND_MOST * now, fmax(now, now + 0.5 * slope * ahead));
 }
 
 /* The cheapest measured candidate at t but skip, of those not on hold (-1:
@@ -670,7 +671,7 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
     if (isnan(A->trend_t)) A->trend_t = t, A->trend_rate = now;
     k->run_rate = now, k->run_t = t;
     /* (weighed over the switch's horizon, as choose does) */
-    k->rate = fmax(now, projected(A, now, t, fmin(A->o->tf - t, SWITCH_HORIZON * A->span)));
+    k->rate = projected(A, now, t, fmin(A->o->tf - t, SWITCH_HORIZON * A->span));
     if (k->probed_run > 0.0) { /* first weighed since the probe it started on */
         k->bias = fmin(BIAS_MOST, fmax(1.0, now / k->probed_run));
         k->probed_run = 0.0;
