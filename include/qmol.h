@@ -119,11 +119,11 @@ typedef struct qmol_problem {
      * derivative in *dgdv (a linear row: 0 and 0). qmol takes b and c from
      * rhs and jac at values 1, 1.125, 1.25, ... of the row's entries and
      * checks them at a second point (a row undefined there, or that does
-     * not read its own state, keeps rhs_jac);
-     * where the rows of a grid share them (a shape of the QSS engine), its
-     * second-order methods evaluate f_i and its slope from them without
-     * calling rhs (docs/performance.md, "Linear rows"). NULL: every row
-     * through rhs_jac, as before. */
+     * not read its own state, keeps rhs_jac); where the rows of a grid
+     * share them (a shape of the QSS engine), its second-order methods
+     * evaluate f_i and its slope from them without calling rhs
+     * (docs/performance.md, "Linear rows"). NULL: every row through
+     * rhs_jac, as before. */
     double (*own_term)(const void *data, int64_t i, double v, double *dgdv);
 } qmol_problem;
 

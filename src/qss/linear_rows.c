@@ -17,6 +17,7 @@
  * or it is no longer identical to an uninterrupted run) and cheaper than
  * the problem's x0 (heat3d 40^3: x0's sines took 2,700 instructions a
  * row). A row undefined there (NaN) keeps rhs_jac. */
+#define FIXED_POINT(k) (1.0 + 0.125 * (k))
 
 /* The check's second point: each value moved by this much of its size (of
  * 1 where it is 0), a different fraction at each entry: far enough that a
@@ -111,7 +112,7 @@ int linear_rows_build(linear_rows *L, const row_shapes *s, const model *m) {
             continue;
         }
         for (int k = 0; k < len; k++)
-            w.vals[k] = 1.0 + 0.125 * k;
+            w.vals[k] = FIXED_POINT(k);
         double size, b = decompose(m, j, len, own, &w, &size);
         double *c_s = L->coef + s->start[sh];
         /* (checked at its shape's first row: the others share its b and c

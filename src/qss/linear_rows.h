@@ -27,9 +27,10 @@ typedef struct linear_rows {
  * rhs, jac and own_term at a fixed point (the same however the run
  * started, so that b and c, and their rounding, are the same in a run
  * resumed from a checkpoint or a segment of --method auto started from
- * another's states), and checks them at that point moved by a tenth. Keeps nothing (L->linear NULL)
- * without own_term or shapes, or where no shape qualifies. Returns 0, or
- * -1 (out of memory: nothing kept either). */
+ * another's states), and checks them at that point moved by a tenth.
+ * Keeps nothing (L->linear NULL) without own_term or shapes, or where no
+ * shape qualifies. Returns 0, or -1 (out of memory: nothing kept
+ * either). */
 int linear_rows_build(linear_rows *L, const row_shapes *s, const model *m);
 void linear_rows_free(linear_rows *L);
 

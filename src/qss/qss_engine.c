@@ -752,7 +752,9 @@ int eng_alloc(qss_engine *e) {
     /* (1: shapes not worth it, the CSR serves) */
     if (ok) ok &= row_shapes_build(&e->shapes, e->m) >= 0;
     e->prefetch_row_start = !e->shapes.row;
-    if (ok) ok &= linear_rows_build(&e->linear, &e->shapes, e->m) == 0;
+    /* (only where the rows would be read from them: order 2 with the
+     * problem's Jacobian) */
+    if (ok && fused_rows(e)) ok &= linear_rows_build(&e->linear, &e->shapes, e->m) == 0;
     return ok ? 0 : -1;
 }
 
