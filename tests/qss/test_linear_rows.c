@@ -191,20 +191,29 @@ static double ring_x0(const void *d, int64_t i) {
     return 0.1 * (double)(i % 5);
 }
 
+/* build() for a problem of n states, three entries a row, from its
+ * callbacks (x0 the ring's). */
+static void setup_rows(fixture *f, int64_t n, void (*row)(const void *, int64_t, int64_t *),
+                       double (*rhs)(const void *, int64_t, double, const double *),
+                       void (*jac)(const void *, int64_t, double, const double *, double *),
+                       double (*own)(const void *, int64_t, double, double *)) {
+    memset(f, 0, sizeof *f);
+    f->p = (qmol_problem){.n = n,
+                          .t0 = 0.0,
+                          .tf = 1.0,
+                          .row_size = three,
+                          .row = row,
+                          .rhs = rhs,
+                          .jac = jac,
+                          .own_term = own,
+                          .x0 = ring_x0};
+    build(f, 0, 0);
+}
+
 static void false_claim_generic(void **state) {
     (void)state;
     fixture f;
-    memset(&f, 0, sizeof f);
-    f.p = (qmol_problem){.n = 16,
-                         .t0 = 0.0,
-                         .tf = 1.0,
-                         .row_size = three,
-                         .row = ring_row,
-                         .rhs = ring_rhs,
-                         .jac = ring_jac,
-                         .own_term = ring_own,
-                         .x0 = ring_x0};
-    build(&f, 0, 0);
+    setup_rows(&f, 16, ring_row, ring_rhs, ring_jac, ring_own);
     assert_non_null(f.e.shapes.row);
     assert_null(f.e.linear.linear);
     same_as_generic(&f, 0);
@@ -235,17 +244,7 @@ static double chain_own(const void *d, int64_t i, double u, double *dgdu) {
 static void mirrored_ends(void **state) {
     (void)state;
     fixture f;
-    memset(&f, 0, sizeof f);
-    f.p = (qmol_problem){.n = 8,
-                         .t0 = 0.0,
-                         .tf = 1.0,
-                         .row_size = three,
-                         .row = chain_row,
-                         .rhs = chain_rhs,
-                         .jac = chain_jac,
-                         .own_term = chain_own,
-                         .x0 = ring_x0};
-    build(&f, 0, 0);
+    setup_rows(&f, 8, chain_row, chain_rhs, chain_jac, chain_own);
     assert_non_null(f.m.list_ptr); /* the ends repeat a state */
     same_as_generic(&f, 8);
     teardown(&f);
