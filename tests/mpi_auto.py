@@ -456,7 +456,12 @@ def check_start_dropped(args, failures):
     mLIQSS2's, 20 times cheaper, wins and is kept, and the start is dropped.
     Then the summary, /methods (start_dropped_to) and qmol info must say the
     start was dropped, the first segment (t = 0) must be a QSS one, and the
-    error at the first sample must be at most 2 x the QSS method's alone there.
+    error at the first sample must be at most 2 x the QSS method's alone there,
+    + tol / 10 as the other bounds here: since LIQSS2 puts its settled states
+    on u = 1 (docs/methods.md, "A stiff state settles") its error there is
+    8.1e-6, and a loaded machine's run that handed over to the mixed split at
+    t = 0.07 drew 1.7e-5, where CVODE's start leaves 5e-4 (the bound, 2.6e-5,
+    is a third of the 8.2e-5 it was with mLIQSS2's 4.1e-5 before).
     On a loaded machine the probe from t = 0 can run out of its budget
     before its cost settles and lose; the run then loses the race over the
     probe's span, and QSS takes over from where CVODE got (a 2-rank run
@@ -503,9 +508,9 @@ def check_start_dropped(args, failures):
             if not said or said[0][1] not in (QSS, "mixed"):
                 failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: start dropped, but the "
                                 "first segment is %s" % (p, said[:1]))
-            if not e <= 2 * e_q:
+            if not e <= 2 * e_q + 1e-5:
                 failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: e_rr at t = 1 %.3e, above "
-                                "2 x %s's %.3e" % (p, e, QSS, e_q))
+                                "2 x %s's %.3e + tol / 10" % (p, e, QSS, e_q))
         elif not (raced and len(said) > 1 and said[0][1] == "cvode" and
                   said[1][1] in (QSS, "mixed")):
             failures.append("vardiff N = 1000 auto tol 1e-4 P=%d: CVODE's start neither dropped "

@@ -72,6 +72,12 @@ double liqss2_choose(const qss_engine *e, int32_t i, double t, double *q, double
     return h;
 }
 
+void liqss2_settle(qss_engine *e, int32_t i, double t, double q, double qdot) {
+    double a = liqss_diag(e, i), reach = fabs(qdot) / e->x[i].dq;
+    if (!(-a > reach)) return; /* (the share costs a Jacobian row) */
+    if (-a * (1.0 - eng_coupling_share(e, i, t)) > reach) e->x[i].c[0] = q;
+}
+
 void liqss_propagate(qss_engine *e, int32_t i, double t, double q_old) {
     const model *m = e->m;
     double dqi = eng_q_at(e, i, t) - q_old;
@@ -124,7 +130,7 @@ static void liqss2_event(qss_engine *e, int32_t i, double t) {
     eng_advance_x(e, i, t);
     eng_update_quantum(e, i);
     double q_old = eng_q_at(e, i, t), q, qdot;
-    liqss2_choose(e, i, t, &q, &qdot);
+    if (liqss2_choose(e, i, t, &q, &qdot) == INFINITY) liqss2_settle(e, i, t, q, qdot);
     eng_set_q(e, i, t, q, qdot, 0.0);
     liqss_propagate(e, i, t, q_old);
 }

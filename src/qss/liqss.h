@@ -15,6 +15,14 @@ double liqss1_choose(const qss_engine *e, int32_t i, double t);
  * CROSS_REACH). Returns h (INFINITY at equilibrium). */
 double liqss2_choose(const qss_engine *e, int32_t i, double t, double *q, double *qdot);
 
+/* Where liqss2_choose found x_i within a quantum of its equilibrium q
+ * (moving at qdot): puts x_i on q when the state relaxes on its own faster
+ * than q moves by a quantum, -A_ii (1 - s) > |qdot| / dQ_i, with s the
+ * weight of row i's other inputs (eng_coupling_share): a state that relaxes
+ * only as fast as its neighbours (diffusion alone, s = 1) is never moved.
+ * Call before eng_set_q; docs/methods.md, "A stiff state settles". */
+void liqss2_settle(qss_engine *e, int32_t i, double t, double q, double qdot);
+
 /* Diagonal Jacobian estimate used by the choice (0 when f_i does not read x_i;
  * LIQSS2 clamps positive estimates to 0). */
 double liqss_diag(const qss_engine *e, int32_t i);

@@ -291,6 +291,8 @@ static void mliqss_event(qss_engine *e, int32_t i, double t) {
             c.qd_new = e->order >= 2 ? qd[0] : 0.0;
         }
     }
+    /* settled on q as LIQSS2 does, the pair's q where a pair step refined it */
+    if (e->order >= 2 && c.h == INFINITY) liqss2_settle(e, i, t, c.q_new, c.qd_new);
     eng_set_q(e, i, t, c.q_new, c.qd_new, 0.0);
     liqss_propagate(e, i, t, c.q_old);
 }

@@ -457,6 +457,31 @@ void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
     store_estimates(e, j, len);
 }
 
+double eng_coupling_share(qss_engine *e, int32_t j, double t) {
+    int32_t base;
+    int len = 0;
+    const int32_t *cols = eng_row(e, j, &len, &base);
+    const double *row;
+    if (e->entry) {
+        row = e->entry + eng_entry_pos(e, j, 0);
+    } else if (e->analytic_jac) {
+        gather_row(e, j, t);
+        e->stats->jac_rows++;
+        model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
+        row = e->dfdv;
+    } else {
+        return INFINITY;
+    }
+    double diag = 0.0, others = 0.0;
+    for (int k = 0; k < len; k++) {
+        if (cols[k] == j - base)
+            diag += row[k];
+        else
+            others += fabs(row[k]);
+    }
+    return diag != 0.0 ? others / fabs(diag) : INFINITY;
+}
+
 void eng_input_changed(qss_engine *e, int32_t j, double t) {
     eng_advance_x(e, j, t);
     eng_eval_derivs(e, j, t);
@@ -662,7 +687,8 @@ void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
  * events in 25,779, mLIQSS2 by 9 in 24,317 (a reach of 0.9). Where the
  * states settle to an equilibrium they now do so where an exit left x, up
  * to a quantum from q: offdiag-stiff LIQSS2 e_rr 1.6e-5 -> 9.2e-4 (the
- * same with a tangential q, CROSS_REACH 0). */
+ * same with a tangential q, CROSS_REACH 0), unless their own relaxation
+ * puts x on q at the equilibrium's event (liqss2_settle). */
 static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
     double d[4];
     difference_at(e, j, t, d);

@@ -229,6 +229,12 @@ double eng_stale_area(const qss_engine *e, int32_t k, double t);
 double eng_stale_drift(qss_engine *e, int32_t j, double t, const double *area);
 /* Evaluates row j's Jacobian at q(t) into e->dfdv (analytic only). */
 void eng_eval_jac_row(qss_engine *e, int32_t j, double t);
+/* How much row j's other inputs weigh against its own state: the sum of
+ * |df_j/dv_k| over k != j, over |df_j/dx_j|, at the q's at t (mLIQSS's
+ * estimates where it keeps them, else the problem's Jacobian; INFINITY
+ * without either, or where the diagonal is 0). Leaves the estimates as
+ * they were. */
+double eng_coupling_share(qss_engine *e, int32_t j, double t);
 /* Time scale over which the inputs cols[0 .. len) (values, slopes, and
  * half curvatures or NULL, gathered at t) change by their own size plus a
  * quantum: finite-difference steps along q are fractions of it. */

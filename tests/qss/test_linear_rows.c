@@ -5,7 +5,8 @@
  * corners), on a rank's part of it with ghost columns, on adr1d-vardiff
  * (its interior rows differ across the split: generic), on a row listing a
  * state twice, and on a problem whose own_term claims a row linear that is
- * not (caught by the check: generic). */
+ * not (caught by the check: generic). Also the weight of a row's other
+ * inputs against its own state (eng_coupling_share). */
 #include "core/model.h"
 #include "qss/linear_rows.h"
 #include "qss/qss_engine.h"
@@ -250,10 +251,36 @@ static void mirrored_ends(void **state) {
     teardown(&f);
 }
 
+/* eng_coupling_share (what liqss2_settle weighs): the chain's rows weigh 2
+ * against 2 + 0.9 u^2 of their own (the ends list their one neighbour
+ * twice); heat1d's interior rows 1, its ends 1/2. */
+static void coupling_share(void **state) {
+    (void)state;
+    fixture f;
+    setup_rows(&f, 8, chain_row, chain_rhs, chain_jac, chain_own);
+    random_q(&f.e, 777u);
+    for (int32_t j = 0; j < f.e.n; j++) {
+        double u = eng_q_at(&f.e, j, 0.05), expect = 2.0 / (2.0 + 0.9 * u * u);
+        double share = eng_coupling_share(&f.e, j, 0.05);
+        if (!(fabs(share - expect) <= 1e-14))
+            fail_msg("chain row %d: share %.17g, expected %.17g", j, share, expect);
+    }
+    teardown(&f);
+    const char *sets[] = {"N=6"};
+    setup(&f, "heat1d", sets, 1, 0, 0);
+    random_q(&f.e, 777u);
+    for (int32_t j = 0; j < f.e.n; j++) {
+        double expect = j == 0 || j == f.e.n - 1 ? 0.5 : 1.0;
+        assert_true(fabs(eng_coupling_share(&f.e, j, 0.05) - expect) <= 1e-14);
+    }
+    teardown(&f);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(adr2d_every_shape),   cmocka_unit_test(adr2d_rank_part),
     cmocka_unit_test(heat3d_linear),       cmocka_unit_test(vardiff_interior_generic),
     cmocka_unit_test(false_claim_generic), cmocka_unit_test(mirrored_ends),
+    cmocka_unit_test(coupling_share),
 };
 
 int main(int argc, char **argv) {
