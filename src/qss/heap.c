@@ -4,6 +4,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define ARITY 4 /* earliest_child's tournament is written for 4 */
 
@@ -91,6 +94,38 @@ static void sift_down(event_heap *h, int32_t pos, heap_node v) {
     place(h, pos, v);
 }
 
+/* The first of the len times with the smallest value (strict <: the lower
+ * id wins ties; times are never NaN). */
+static int32_t earliest_of(const double *time, int32_t len) {
+    int32_t best = 0;
+    for (int32_t k = 1; k < len; k++)
+        if (time[k] < time[best]) best = k;
+    return best;
+}
+
+/* earliest_of a whole block, without a branch per time: the smallest value
+ * by SSE2 minima in four independent chains, then the first position
+ * holding it from the comparisons' bit masks (the same position). */
+static int32_t full_block_earliest(const double *time) {
+#if defined(__SSE2__) && HEAP_BLOCK == 32
+    __m128d m[4];
+    for (int c = 0; c < 4; c++)
+        m[c] = _mm_loadu_pd(time + 2 * c);
+    for (int k = 8; k < HEAP_BLOCK; k += 8)
+        for (int c = 0; c < 4; c++)
+            m[c] = _mm_min_pd(m[c], _mm_loadu_pd(time + k + 2 * c));
+    __m128d low = _mm_min_pd(_mm_min_pd(m[0], m[1]), _mm_min_pd(m[2], m[3]));
+    low = _mm_min_pd(low, _mm_unpackhi_pd(low, low));
+    __m128d both = _mm_unpacklo_pd(low, low);
+    uint32_t at = 0;
+    for (int k = 0; k < HEAP_BLOCK; k += 2)
+        at |= (uint32_t)_mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(time + k), both)) << k;
+    return (int32_t)__builtin_ctz(at);
+#else
+    return earliest_of(time, HEAP_BLOCK);
+#endif
+}
+
 /* Block b's earliest became (t, at): moves b in the block heap. */
 static void block_moved(event_heap *h, int32_t b, int32_t at, double t) {
     h->earliest[b] = at;
@@ -117,15 +152,9 @@ void heap_update(event_heap *h, int32_t i, double t) {
         if (t < was) block_moved(h, b, i, t);
         return;
     }
-    /* the earliest was postponed: scan the block (strict <: the lower id
-     * wins ties) */
+    /* the earliest was postponed: scan the block */
     int32_t lo = b * HEAP_BLOCK, hi = h->n - lo > HEAP_BLOCK ? lo + HEAP_BLOCK : h->n;
-    int32_t best = lo;
-    double best_t = h->time[lo];
-    for (int32_t k = lo + 1; k < hi; k++)
-        if (h->time[k] < best_t) {
-            best_t = h->time[k];
-            best = k;
-        }
-    block_moved(h, b, best, best_t);
+    int32_t best = hi - lo == HEAP_BLOCK ? lo + full_block_earliest(h->time + lo)
+                                         : lo + earliest_of(h->time + lo, hi - lo);
+    block_moved(h, b, best, h->time[best]);
 }
