@@ -76,8 +76,9 @@ CASES = {
 }
 
 
-# (DIFFUSIVE_END, removed.) No case here requires the run to end on BDF. adr1d-vardiff N = 400 once
-# did ("QSS's cost jumps 100x once the front reaches the diffusive half"),
+# DIFFUSIVE_END (removed): no case here requires the run to end on BDF.
+# adr1d-vardiff N = 400 once did ("QSS's cost jumps 100x once the front
+# reaches the diffusive half"),
 # but LIQSS2 alone (auto's QSS method since 2026-11-30) takes most of its
 # events before t = 1.5 (139,357 of 166,534; 149,528 by t = 2, after the
 # front's arrival at about 1.8), and since it settles stiff states on their
