@@ -109,7 +109,6 @@ static double adr1d_own_term(const void *data, int64_t i, double u, double *dgdu
 }
 
 /* Shared by both families; init_frac = 0 starts from u = 0 everywhere. */
-
 static int adr1d_build(const char *name, double n, double a, double d_left, double d_right,
                        int64_t split, double r, double L, double u0, double init_frac,
                        qmol_problem *out, char *err, size_t errlen) {

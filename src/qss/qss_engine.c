@@ -450,11 +450,17 @@ double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b
     return cap < span && span > floor_span ? fmax(cap, floor_span) : INFINITY;
 }
 
-void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
+/* Row j's Jacobian at q(t) into e->dfdv (the problem's); returns its
+ * length. */
+static int jac_row_at_q(qss_engine *e, int32_t j, double t) {
     int len = gather_row(e, j, t);
     e->stats->jac_rows++;
     model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
-    store_estimates(e, j, len);
+    return len;
+}
+
+void eng_eval_jac_row(qss_engine *e, int32_t j, double t) {
+    store_estimates(e, j, jac_row_at_q(e, j, t));
 }
 
 double eng_coupling_share(qss_engine *e, int32_t j, double t) {
@@ -465,9 +471,7 @@ double eng_coupling_share(qss_engine *e, int32_t j, double t) {
     if (e->entry) {
         row = e->entry + eng_entry_pos(e, j, 0);
     } else if (e->analytic_jac) {
-        gather_row(e, j, t);
-        e->stats->jac_rows++;
-        model_jac(e->m, j, t, e->vals, e->dfdv, e->listed);
+        jac_row_at_q(e, j, t);
         row = e->dfdv;
     } else {
         return INFINITY;
