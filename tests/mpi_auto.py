@@ -20,7 +20,7 @@ For each case every run must
     /methods/bdf_states);
 
 the cases being adr1d-vardiff N = 400 (QSS and the mixed split, in
-whichever order their costs say: see DIFFUSIVE_END's note below), heat2d
+whichever order their costs say: see the note after CASES), heat2d
 30 x 30 against its exact
 semi-discrete solution (CVODE; QSS takes 100 times longer), and
 heat2d-thermostat (zero crossings: probes put the heater's state back);
