@@ -20,8 +20,17 @@ double liqss2_choose(const qss_engine *e, int32_t i, double t, double *q, double
  * than q moves by a quantum, -A_ii (1 - s) > |qdot| / dQ_i, with s the
  * weight of row i's other inputs (eng_coupling_share): a state that relaxes
  * only as fast as its neighbours (diffusion alone, s = 1) is never moved.
- * Call before eng_set_q; docs/methods.md, "A stiff state settles". */
+ * Marks the state settled (eng_settled) when it does; the event clears the
+ * mark before. Call before eng_set_q; docs/methods.md, "A stiff state
+ * settles". */
 void liqss2_settle(qss_engine *e, int32_t i, double t, double q, double qdot);
+
+/* A settled state j's next event from its equilibrium's side: the interval
+ * after t at which x_j strays SETTLED_BAND quanta from the equilibrium of
+ * the scalar linear model along q's (the point liqss2_choose would take),
+ * INFINITY when it does not, or is that far already. d: x_j - q_j about t
+ * (order 2: d[0] + d[1] s + d[2] s^2). */
+double liqss2_settled_exit(const qss_engine *e, int32_t j, double t, const double *d);
 
 /* Diagonal Jacobian estimate used by the choice (0 when f_i does not read x_i;
  * LIQSS2 clamps positive estimates to 0). */

@@ -2,6 +2,7 @@
  * derivatives, quanta, next times); the event loop is in qss_run.c. */
 #include "qss/qss_engine.h"
 #include "core/initial.h"
+#include "qss/liqss.h"
 #include "qss/qss_journal.h"
 
 #include "qss/discrete.h"
@@ -350,7 +351,7 @@ static double rhs_before(qss_engine *e, int32_t j, double t, const unseen_before
  * takes to move a quantum at its slope (INFINITY at rest). Every schedule
  * asks it. */
 static inline double age_limit(const qss_engine *e, int32_t j) {
-    double age = e->x[j].checked_age;
+    double age = eng_checked_age(e, j);
     if (!(age < INFINITY)) { /* not yet checked: the time x takes to move a quantum */
         double slope = fabs(e->x[j].c[1]);
         if (!(slope > 0.0)) return INFINITY;
@@ -415,13 +416,14 @@ double eng_unseen_cap(qss_engine *e, int32_t j, double t, const unseen_before *b
      * the rounding of f says nothing (so shortly after the last
      * re-evaluation it is all rounding): no cap. */
     int k = e->order;
-    double held = e->x[j].checked_age;
+    double held = eng_checked_age(e, j);
     double base = isinf(held) ? b->h : fmax(held, b->h); /* the age verified so far */
     double v = INFINITY;                                 /* the safe age ^ (k + 1) */
     if (gap > UNSEEN_ROUNDING * fmax(fabs(along), fabs(b->slope)))
         v = (k + 1) * b->dq * (k == 2 ? b->h * b->h : b->h * b->h * b->h) / gap;
     double limit_before = age_limit(e, j);
-    e->x[j].checked_age = v < power_k1(k, base) ? root_k1(k, v) : base;
+    double checked = v < power_k1(k, base) ? root_k1(k, v) : base;
+    e->x[j].checked_age = copysign(checked, e->x[j].checked_age); /* (the settled flag) */
     /* The event scheduled j within the age limit of the check before.
      * Where this check lengthens it and vouches for AGE_GROWTH times the
      * new limit (its safe age that far beyond: a state at rest), j's next
@@ -697,6 +699,7 @@ static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
     double d[4];
     difference_at(e, j, t, d);
     double next = poly2_first_exit(d[0], d[1], d[2], AWAY_LIMIT2 * e->x[j].dq);
+    if (eng_settled(e, j)) next = fmin(next, liqss2_settled_exit(e, j, t, d));
     heap_update(&e->heap, j, t + next_interval(e, j, t, next));
 }
 

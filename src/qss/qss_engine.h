@@ -21,6 +21,7 @@
 #include "core/model.h"
 #include "core/stats.h"
 
+#include <math.h>
 #include <stddef.h>
 
 typedef struct qss_engine qss_engine;
@@ -35,7 +36,9 @@ typedef struct qss_engine qss_engine;
  *   measurement; a polynomial may grow at most AGE_GROWTH times older than
  *   that before the state's next event, and before the first measurement
  *   AGE_GROWTH times the time x takes to move a quantum at its slope
- *   (qss_engine.c).
+ *   (qss_engine.c). The age is never negative: its sign bit says whether
+ *   x was put on its equilibrium at the state's last event (eng_settled),
+ *   so that the flag travels with the record (journal, checkpoint).
  * - diag (LIQSS1, LIQSS2): the estimate of df_i/dx_i (mLIQSS keeps every
  *   row entry's estimate in qss_engine.entry instead). */
 typedef struct qss_x {
@@ -200,6 +203,17 @@ void eng_prefetch_next(const qss_engine *e);
 double eng_x_at(const qss_engine *e, int32_t j, double t);
 /* x_j's slope at t, from its polynomial. */
 double eng_xdot_at(const qss_engine *e, int32_t j, double t);
+/* Whether x_j was put on its equilibrium at j's last event (liqss2_settle),
+ * and setting that; the age checked_age holds without the flag. */
+static inline int eng_settled(const qss_engine *e, int32_t j) {
+    return signbit(e->x[j].checked_age) != 0;
+}
+static inline void eng_set_settled(qss_engine *e, int32_t j, int settled) {
+    e->x[j].checked_age = copysign(e->x[j].checked_age, settled ? -1.0 : 1.0);
+}
+static inline double eng_checked_age(const qss_engine *e, int32_t j) {
+    return fabs(e->x[j].checked_age);
+}
 double eng_q_at(const qss_engine *e, int32_t k, double t);
 double eng_qdot_at(const qss_engine *e, int32_t k, double t);
 /* Sets q_i's polynomial to (value, slope, curvature/2) about t. */

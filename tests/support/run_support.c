@@ -1,6 +1,7 @@
 #include "tests/support/run_support.h"
 
 #include "mixed/assign.h"
+#include "core/initial.h"
 #include "core/integrator_registry.h"
 
 #include "problems/registry.h"
@@ -107,6 +108,27 @@ test_run *run_problem(const char *name, const char *const *sets, int nsets, cons
     }
     r->rc =
         r->opt.method->integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
+    return r;
+}
+
+test_run *run_problem_from(const char *name, const char *const *sets, int nsets, const char *method,
+                           double reltol, double abstol, double t0, const double *x0, double tf,
+                           int64_t K) {
+    test_run *r = prepare(name, sets, nsets, method, reltol, abstol, tf, K, 1);
+    if (r->rc) return r;
+    int64_t *gids = malloc((size_t)r->n * sizeof *gids);
+    initial_values start = {0};
+    if (!gids) abort();
+    for (int64_t i = 0; i < r->n; i++)
+        gids[i] = i;
+    if (initial_values_set(&start, gids, x0, r->n) != 0) abort();
+    free(gids);
+    r->opt.t0 = t0;
+    r->opt.start = &start;
+    r->rc =
+        r->opt.method->integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
+    r->opt.start = NULL;
+    initial_values_free(&start);
     return r;
 }
 

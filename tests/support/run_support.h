@@ -47,6 +47,12 @@ typedef struct test_run {
 test_run *run_problem(const char *name, const char *const *sets, int nsets, const char *method,
                       double reltol, double abstol, double tf, int64_t K, int trace,
                       int use_jacobian);
+/* As run_problem (with the problem's Jacobian), started at t0 from x0 (n
+ * values, by state id) as a resumed run or a hand-over is: K samples over
+ * (t0, tf]. */
+test_run *run_problem_from(const char *name, const char *const *sets, int nsets, const char *method,
+                           double reltol, double abstol, double t0, const double *x0, double tf,
+                           int64_t K);
 /* The mixed method: QSS block by qss_method, BDF states by the --bdf rule
  * (or "auto", "auto:THRESHOLD" for the automatic assignment), coupling
  * COUPLING_*. */
