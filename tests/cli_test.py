@@ -247,14 +247,19 @@ def bad_input_cases():
     # the mixed method: the assignment is required, checked and only for mixed
     run_case("mixed_without_assignment", ["--method", "mixed"],
              ["--method mixed", "--bdf", "--assign auto"])
-    run_case("bdf_without_mixed", ["--method", "cvode", "--bdf", "i>=5"], ["--bdf", "--method mixed"])
+    run_case("bdf_without_mixed", ["--method", "cvode", "--bdf", "i>=5"],
+             ["--bdf i>=5", "split between QSS and BDF", "mixed, auto", "--method cvode"])
+    run_case("bdf_file_without_mixed", ["--method", "liqss2", "--bdf-file", "ids.txt"],
+             ["--bdf-file ids.txt", "split between QSS and BDF", "--method liqss2"])
+    run_case("assign_without_mixed", ["--method", "cvode", "--assign", "auto"],
+             ["--assign auto", "split between QSS and BDF", "--method cvode"])
     run_case("bdf_bad_rule", ["--method", "mixed", "--bdf", "q>1"], ["--bdf", "q>1", "variable"])
     run_case("bdf_bad_coordinate", ["--method", "mixed", "--bdf", "y>1"],
              ["--bdf", "y>1", "not a coordinate"])
     run_case("bdf_file_missing", ["--method", "mixed", "--bdf-file", "/nonexistent/ids"],
              ["--bdf-file", "/nonexistent/ids", "cannot open"])
     run_case("qss_method_without_mixed", ["--method", "cvode", "--qss-method", "liqss2"],
-             ["--qss-method liqss2", "only with --method mixed or auto"])
+             ["--qss-method liqss2", "split between QSS and BDF", "mixed, auto", "--method cvode"])
     run_case("qss_method_not_qss", ["--method", "mixed", "--bdf", "i>=5", "--qss-method", "cvode"],
              ["--qss-method", "cvode", "not a QSS method"])
     # an option the method would ignore: refused, naming the methods it is for

@@ -169,22 +169,18 @@ static void defaults(run_config *c) {
 }
 
 /* Which states go to BDF: said for the mixed method (auto takes --assign
- * auto's split unless told), and only for the methods that assign. */
+ * auto's split unless told). Given to a method without a split, --bdf,
+ * --bdf-file and --assign are refused as unused (check_used). */
 static int check_assignment(run_config *c, char *err, size_t errlen) {
     int mixed_input = c->bdf_rule || c->bdf_file || c->assign_auto;
-    int assigns = integrator_has(c->method, INTEGRATOR_ASSIGNS);
+    if (!integrator_has(c->method, INTEGRATOR_ASSIGNS)) return 0;
     if (integrator_has(c->method, INTEGRATOR_CHOOSES) && !mixed_input)
         c->assign_auto = mixed_input = 1;
-    if (assigns && !mixed_input)
+    if (!mixed_input)
         return failf(err, errlen,
                      "--method %s: say which states go to BDF (--bdf RULE, --bdf-file PATH or "
                      "--assign auto)",
                      c->method->name);
-    if (!assigns && mixed_input)
-        return failf(err, errlen, "--%s: only with --method mixed or auto",
-                     c->bdf_rule   ? "bdf"
-                     : c->bdf_file ? "bdf-file"
-                                   : "assign");
     return 0;
 }
 
@@ -268,11 +264,6 @@ static int resolve_methods(run_config *c, int method_on_line, int qss_on_line, c
     if (!method_on_line && name_option(c, "--method", c->method->name))
         return failf(err, errlen, "out of memory");
     int chooses = integrator_has(c->method, INTEGRATOR_CHOOSES);
-    if (c->qss_method_given && !integrator_has(c->method, INTEGRATOR_ASSIGNS))
-        return failf(err, errlen,
-                     "--qss-method %s: only with --method mixed or auto (--method %s has no QSS "
-                     "block to run with it)",
-                     c->qss_method->name, c->method->name);
     if (!c->qss_method_given)
         c->qss_method =
             integrator_by_name(chooses && !c->restart ? AUTO_QSS_METHOD : MIXED_QSS_METHOD);
