@@ -36,6 +36,7 @@ void meter_start(meter *M, MPI_Comm comm, int probe, double t_a, double t_b, dou
     M->wall_a = M->mark_wall = meter_now(M);
     M->mark_t = M->last_t = t_a;
     M->last_rate = M->first_budget = M->budget_rate = M->watch_rate = INFINITY;
+    M->first_allowance = INFINITY;
 }
 
 double meter_window_cap(double span) {
@@ -74,16 +75,18 @@ static int over_budget(const meter *M, double spent) {
 
 /* The run's stretch under way, `cost` so far of one `stretch` long (or
  * as far as t, when windows made it longer), already costs WATCH_FACTOR^2
- * times the watch: the alarm at once. */
-static int far_over_watch(const meter *M, double cost, double stretch, double t) {
-    return M->stretches >= 1 && cost > NOISE_FLOOR &&
-           cost > WATCH_FACTOR * WATCH_FACTOR * M->watch_rate * fmax(stretch, t - M->mark_t);
+ * times the watch: the alarm at once. The first stretch holds the run's
+ * start: beyond that, its set-up (`setup`) and first_allowance too. */
+static int far_over_watch(const meter *M, double cost, double stretch, double t, double setup) {
+    double allowed = WATCH_FACTOR * WATCH_FACTOR * M->watch_rate * fmax(stretch, t - M->mark_t);
+    if (M->stretches == 0) allowed += setup + M->first_allowance;
+    return cost > NOISE_FLOOR && cost > allowed;
 }
 
 int meter_over(const meter *M, double t) {
-    double w = wallclock_seconds();
-    if (M->probe) return over_budget(M, w - M->wall_a - M->excluded - (M->setup ? *M->setup : 0.0));
-    return far_over_watch(M, w - M->mark_wall, RUN_STRETCH * M->span, t);
+    double w = wallclock_seconds(), setup = M->setup ? *M->setup : 0.0;
+    if (M->probe) return over_budget(M, w - M->wall_a - M->excluded - setup);
+    return far_over_watch(M, w - M->mark_wall, RUN_STRETCH * M->span, t, setup);
 }
 
 /* Whether a probe's QSS events are past its warm-up (collective). */
@@ -141,7 +144,8 @@ int meter_window_end(meter *M, double t) {
     /* a run's stretch that already cost more than the watch allows ends
      * here, with the alarm (the run's stop request, meter_over, ended its
      * window for this) */
-    int far = !M->probe && far_over_watch(M, w - M->mark_wall, stretch, t);
+    int far = !M->probe &&
+              far_over_watch(M, w - M->mark_wall, stretch, t, M->stretches ? 0.0 : set_up(M));
     if (far || (t - M->mark_t >= stretch && M->windows >= STRETCH_WINDOWS)) {
         int end = stretch_end(M, t, w);
         if (M->probe) M->ended = end;

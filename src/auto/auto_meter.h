@@ -14,7 +14,8 @@
  * when a stretch costs more than budget_rate and its cost no longer falls
  * by SETTLE (the start is over). A run is watched: a stretch that costs
  * more than WATCH_FACTOR times watch_rate, two stretches in a row, raises the
- * alarm, and one that already cost WATCH_FACTOR^2 times raises it at once. Wall times are agreed
+ * alarm, and one that already cost WATCH_FACTOR^2 times raises it at once
+ * (the first, beyond its start: first_allowance). Wall times are agreed
  * over the ranks (the slowest rank's), so every rank reaches the same verdicts.
  */
 #ifndef QMOL_AUTO_METER_H
@@ -62,6 +63,10 @@ typedef struct meter {
     double first_cost, t_first; /* the first stretch's wall time and end */
     int stretches, windows;     /* stretches done, window ends in this one */
     double first_budget, budget_rate, watch_rate;
+    /* a run: what its first stretch (its start) may cost, beyond the watch's
+     * WATCH_FACTOR^2 and its set-up, before the alarm sounds there
+     * (INFINITY: not in the first stretch) */
+    double first_allowance;
     double paused_at, excluded; /* time spent outside the integration (probes) */
     double away;                /* this rank's time away not yet agreed (meter_away) */
     int lost, ended;            /* the measurement lost; it ended (settled or lost) */

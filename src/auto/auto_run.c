@@ -953,9 +953,10 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
     if (!A->can_probe || meter_any_failed(&A->seg, s->failed)) return 0;
     A->from_start = 0; /* (set by this window end's probes) */
     /* (its first stretch is its start-up: the others wait until its cost
-     * settled, or an alarm) */
+     * settled, or an alarm, which in the first two stretches only a cost
+     * far over the watch and the start raises: meter.first_allowance) */
     if (!hand_over_ahead(A, t) && !race_switch(A, t)) {
-        if (A->seg.stretches < 2 || !(A->seg.settled || alarm)) return 0;
+        if (!alarm && (A->seg.stretches < 2 || !A->seg.settled)) return 0;
         char err[512];
         if (probe_due(A, t, s, alarm, err, sizeof err)) return -1;
         if (A->switch_to < 0) return 0;
@@ -1011,6 +1012,17 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     A->t_end = t_b;
     meter_start(M, A->comm, 0, t, t_b, A->span);
     set_watch(A, t);
+    /* the run's start may cost what its last probe's did, FIRST_FACTOR
+     * times, before the alarm can sound in its first stretch. Without that
+     * a run that went wrong at once went on unwatched until its first
+     * stretch ended: adr1d-vardiff N = 1e4 on 2 ranks at tol 1e-3, LIQSS2
+     * taken over from the split at t = 3.9 on a probe of 0.033 s per unit
+     * of t, ran away as the front met the diffusive half, windows of 1e-7:
+     * 22 M events in 37 s for t = 4.023 .. 4.028 */
+    if (run->first_cost > 0.0) M->first_allowance = FIRST_FACTOR * run->first_cost;
+    qmol_stats s;
+    memset(&s, 0, sizeof s);
+    M->setup = &s.wall_setup;
     integrator_options o = A->cand[c].o;
     o.t0 = t, o.tf = t_b;
     o.samples = seg_samples(A);
@@ -1031,8 +1043,6 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
         o.activity = qss_events(A);
         foresight_start(&A->fs, o.activity, A->m->n);
     }
-    qmol_stats s;
-    memset(&s, 0, sizeof s);
     A->in_segment = 1;
     int rc = o.method->integrate(A->m, &o, segment_sample, A, &s, err, errlen);
     A->in_segment = 0;
