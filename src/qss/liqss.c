@@ -125,7 +125,7 @@ double liqss2_settled_exit(const qss_engine *e, int32_t j, double t, const doubl
     /* the equilibrium of x' = a x + u(t) with u linear, x = -u/a - u'/a^2
      * (liqss2_choose's), with u = f - a q along the q's: x - x_eq is d plus
      * f/a + (f' - a q')/a^2, f = x' */
-    double c2 = e->x[j].c[2], xdot = e->x[j].c[1] + 2.0 * c2 * (t - e->x[j].tx);
+    double c2 = e->x[j].c[2], xdot = eng_xdot_at(e, j, t);
     double off = d[0] + xdot / a + (2.0 * c2 - a * e->q[j].c[1]) / (a * a);
     double band = SETTLED_BAND * e->x[j].dq;
     /* (already that far: the state's own exit serves, no event now that the
