@@ -203,11 +203,19 @@ def check_activity(name, p, path, segments, failures):
     /stats events; and a kept probe's events count at the samples it passed:
     every sample interval where the QSS method ran (segments: (start, method)) has
     events (adr1d-vardiff's front moves all the time; the mixed method's QSS
-    half may be quiet)."""
+    half may be quiet). The segments' starts are /methods/t's, exact: the
+    summary prints 6 digits, and a switch at a sample time (t = 8.229166...,
+    printed 8.22917) put the QSS segment past it, into CVODE's interval."""
     with h5py.File(path, "r") as f:
         total = f["activity/events"][()].astype(float)
         rows = f["activity/per_sample"][()]
         times = [float(t) for t in f["time"][()]]
+        starts = [float(t) for t in f["methods/t"][()]]
+    if len(starts) == len(segments):
+        segments = [(t, m) for t, (_, m) in zip(starts, segments)]
+    else:
+        failures.append("%s auto P=%d: /methods has %d segments, the summary %d"
+                        % (name, p, len(starts), len(segments)))
     events = int(read_result(path).stats["events"])
     ends = [t for t, _ in segments[1:]] + [float("inf")]
     quiet = []
