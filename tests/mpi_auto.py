@@ -35,7 +35,9 @@ not the probes' short ones; adr1d-vardiff N = 1000 at tol 1e-4, whose
 CVODE start is dropped for mLIQSS2's probe from t0 (or, on a loaded
 machine, loses the race over that probe's span); buck-heatsink on 2
 ranks, whose switching one rank handles alone (every rank must take its
-discrete variables before a probe evaluates the crossing).
+discrete variables before a probe evaluates the crossing); and
+adr1d-vardiff N = 400 without the split, where a CVODE probe that wins
+goes on as the run with the samples it held (check_probe_goes_on).
 
 auto's QSS method is LIQSS2 unless --qss-method says otherwise (since
 2026-11-30; mLIQSS2 before). Where the checks below quote mLIQSS2's
@@ -320,6 +322,70 @@ def check_kept_probes(args, failures):
             failures.append("vardiff kept P=%d: e_rr %.3e above %.3e" % (p, e, bound))
     if passed == 0:
         failures.append("vardiff kept: no kept probe passed a sample on 1 or 2 ranks")
+
+
+def check_probe_goes_on(args, failures):
+    """adr1d-vardiff N = 400 without the mixed split (--assign-threshold
+    1e30: every state on QSS, so auto chooses between CVODE and QSS alone):
+    QSS runs the front until it reaches the diffusive half (t = 1.3), where
+    its cost jumps and a CVODE probe wins by far. That probe goes on as the
+    run from where it got, with its history, instead of a new CVODE started
+    at its start (auto_run.c, adopt): the trace says "goes on as the run
+    from T", /methods says cvode from T, the samples it held before it was
+    weighed are the run's, and the answer keeps the bound of the single
+    methods (CVODE and QSS alone). 1000 samples, so that samples fall
+    between the probe's start and where it is weighed (0.01 to 0.02 of t
+    later). On 1 and 2 ranks; at least one of the two runs must have gone
+    on so, and one such run must have passed on samples it held."""
+    problem = CASES["vardiff"][0]
+    tf = 10.0
+    singles = [["--method", "cvode"], ["--method", QSS]]
+    samples = 1000
+    xref = reference(args, "vardiff", problem, tf, samples)
+    bound = accuracy_bound(args, "vardiff-nosplit", problem, tf, singles, xref, failures,
+                           samples)
+    if bound is None:
+        return
+    went_on = held = 0
+    for p in (1, 2):
+        out = os.path.join(args.scratch, "vardiff-goes-on-np%d.h5" % p)
+        r = qmol(args, p, problem, tf, out, ["--method", "auto", "--assign-threshold", "1e30"],
+                 samples, {"QMOL_AUTO_TRACE": "1"})
+        if r.returncode != 0:
+            failures.append("vardiff goes on P=%d: exit %d: %s"
+                            % (p, r.returncode, r.stderr.strip()[-400:]))
+            continue
+        segments = [(float(t), m) for t, m in segments_said(r.stdout)]
+        check_tally("vardiff goes on", p, r.stdout, len(segments), failures)
+        went = re.findall(r"^auto: +cvode +goes on as the run from (\S+) .*, (\d+) samples$",
+                          r.stderr, re.M)
+        froms = [float(t) for t, _ in went]
+        held += sum(int(k) for _, k in went)
+        res = read_result(out)
+        e = e_rr(res.states, xref)
+        with h5py.File(out, "r") as f:
+            names = f["methods"].attrs["names"]
+            names = (names.decode() if isinstance(names, bytes) else str(names)).split()
+            logged = [(float(t), names[int(k)]) for t, k in
+                      zip(f["methods/t"][()], f["methods/method"][()])]
+        print("vardiff goes on P=%d: e_rr %.3e (bound %.3e), methods %s, went on from %s "
+              "(samples held %s), %d events, %d steps"
+              % (p, e, bound, logged, froms, [int(k) for _, k in went], res.stats["events"],
+                 res.stats["nst"]))
+        if not e <= bound:
+            failures.append("vardiff goes on P=%d: e_rr %.3e above %.3e" % (p, e, bound))
+        for t in froms:
+            if not any(m == "cvode" and abs(s - t) <= 1e-5 * max(1.0, t)
+                       for s, m in logged):
+                failures.append("vardiff goes on P=%d: went on from %g, /methods %s"
+                                % (p, t, logged))
+        if froms and not (res.stats["nst"] > 0 and res.stats["events"] > 0):
+            failures.append("vardiff goes on P=%d: %d steps, %d events"
+                            % (p, res.stats["nst"], res.stats["events"]))
+        went_on += len(froms)
+    if went_on == 0 or held == 0:
+        failures.append("vardiff goes on: no CVODE probe went on as the run on 1 or 2 ranks "
+                        "(%d), or none passed on samples it held (%d)" % (went_on, held))
 
 
 def check_foresight(args, failures):
@@ -640,6 +706,7 @@ def main():
     for name in CASES:
         check_case(args, name, failures)
     check_kept_probes(args, failures)
+    check_probe_goes_on(args, failures)
     check_foresight(args, failures)
     check_shortest_windows(args, failures)
     check_run_windows(args, failures)

@@ -202,6 +202,13 @@ typedef struct auto_run {
     /* the running segment's cost when first weighed, and when (NAN: not
      * yet): the base of its projected cost */
     double trend_t, trend_rate;
+    /* a CVODE probe that won went on as the run (adopt): that run goes on
+     * inside the segment it was probed from (adopting), which ends at once
+     * when it has (adopted); that segment's plan of samples meanwhile */
+    int adopting, adopted;
+    double *outer_times;
+    char fail[512];        /* why such a run failed */
+    double adopted_output; /* and its samples' wall time */
 } auto_run;
 
 /* QMOL_AUTO_TRACE in the environment: rank 0 prints what auto does. */
@@ -388,6 +395,17 @@ typedef struct probe_run {
     kept_probe *keep;
     int32_t n;     /* owned states */
     int64_t count; /* its samples, the last at its end */
+    /* a probe that may go on as the run (adoptable): the run's samples from
+     * its start to tf (times), those it passed so far (held in hold's
+     * sample arrays, at most KEEP_SAMPLES: more, and it cannot: overflow),
+     * whether it was weighed where its measurement ended, and whether it
+     * won there and goes on (adopted) */
+    auto_run *A;
+    int c, adoptable, adopted, weighed, overflow, held;
+    kept_probe *hold;
+    double *times;
+    int64_t first, real; /* the run's first sample in times, and how many */
+    qmol_stats *stats;
 } probe_run;
 
 static int probe_window_end(void *ctx, double t, const integrator_state *s) {
@@ -439,7 +457,8 @@ static int probe_sample(void *ctx, int64_t k, double t, const double *x) {
  * samples, out of memory; CVODE: a fresh CVODE started where its probe
  * ended, a dozen steps into the probe's own start, took 343 steps over
  * [2.56, 10] on adr2d 300 x 300 where one started at the probe's start, from
- * mLIQSS2's states at 2.40, took 270). Local: probe agrees it. */
+ * mLIQSS2's states at 2.40, took 270; a winning CVODE probe goes on as the
+ * run instead: adopt). Local: probe agrees it. */
 static int keep_room(auto_run *A, int c, double t, double end, double *times, int64_t *count) {
     const integrator_options *o = A->o;
     kept_probe *kp = &A->cand[c].kept;
@@ -478,9 +497,25 @@ static void keep_free(kept_probe *kp) {
     free(kp->activity);
 }
 
+/* What a probe of c measured over M (cost: its wall time; next_step:
+ * CVODE's step where it ended, 0: none). */
+static void weigh_probe(auto_run *A, int c, meter *M, double cost, double next_step) {
+    record(A, c, M, cost);
+    /* CVODE's steps were still growing when a short probe ended: at the
+     * step it would take next its cost per unit of t comes to less */
+    if (c == CAND_BDF && !M->lost && M->last_windows > 0 && next_step > 0.0)
+        A->cand[c].rate = fmin(A->cand[c].rate, M->last_wall / M->last_windows / next_step);
+}
+
+static int adoptable(const auto_run *A, int c);
+static int adopt_sample(void *ctx, int64_t k, double t, const double *x);
+static int adoptable_setup(auto_run *A, double t, probe_run *P, integrator_options *o);
+static int adopted_end(auto_run *A, probe_run *P, int rc, char *err, size_t errlen);
+
 /* Probes candidate c from the states `from` at t, beside the run: its
  * samples and counts are dropped, the problem's discrete variables put
- * back. Returns 0, or the integrator's failing code (err says why). */
+ * back, unless it goes on as the run (adopt). Returns 0, or the
+ * integrator's failing code (err says why). */
 static int probe(auto_run *A, int c, double t, const initial_values *from, char *err,
                  size_t errlen) {
     const qmol_problem *p = A->m->problem;
@@ -521,7 +556,15 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     if (integrator_has(o.method, INTEGRATOR_QSS_ENGINE))
         P.M.events = &s.events, P.M.warmup = WARMUP_EVENTS * (double)A->n_global;
     P.M.setup = &s.wall_setup;
-    int rc = o.method->integrate(A->m, &o, probe_sample, &P, &s, err, errlen);
+    P.A = A, P.c = c, P.stats = &s;
+    if (adoptable(A, c) && adoptable_setup(A, t, &P, &o) != 0) {
+        snprintf(err, errlen, "out of memory planning auto's probes");
+        return -1;
+    }
+    sample_fn to = P.adoptable ? adopt_sample : probe_sample;
+    int rc = o.method->integrate(A->m, &o, to, &P, &s, err, errlen);
+    free(P.times);
+    if (P.adopted) return adopted_end(A, &P, rc, err, errlen);
     if (p->n_discrete > 0) p->set_discrete(p->data, A->discrete);
     double cost = meter_cost(&P.M);
     if (P.keep && P.M.lost) P.keep->valid = 0;
@@ -538,17 +581,12 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     k->race_until = -INFINITY;
     if (P.M.lost && P.M.last_t > t) k->race_t = t, k->race_until = P.M.last_t, k->race_cost = cost;
     if (!A->in_segment) A->stats->wall_integrate += cost; /* (inside one: the segment's) */
-    if (rc == INTEGRATOR_STOPPED && P.M.ended) rc = 0;
+    if (rc == INTEGRATOR_STOPPED && (P.M.ended || P.weighed)) rc = 0;
     if (rc) return rc;
-    if (!P.M.ended)
-        P.M.t_end = end;
-    else
-        P.M.t_end = P.M.mark_t;
-    record(A, c, &P.M, cost);
-    /* CVODE's steps were still growing when a short probe ended: at the
-     * step it would take next its cost per unit of t comes to less */
-    if (c == CAND_BDF && !P.M.lost && P.M.last_windows > 0 && next_step > 0.0)
-        A->cand[c].rate = fmin(A->cand[c].rate, P.M.last_wall / P.M.last_windows / next_step);
+    if (!P.weighed) {
+        P.M.t_end = P.M.ended ? P.M.mark_t : end;
+        weigh_probe(A, c, &P.M, cost, next_step);
+    }
     trace(A, "probe", c, &P.M, cost, &s);
     return 0;
 }
@@ -704,11 +742,14 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
         rc = initial_values_set(&from, A->gid, A->x, A->m->n_cols);
         if (rc) snprintf(err, errlen, "out of memory for auto's probes");
     }
-    for (int c = 0; rc == 0 && c < A->ncand; c++)
-        if (worth_probing(A, c, current, t, alarm))
-            rc = probe(A, c, t_from, A->from_start ? &A->start : &from, err, errlen);
+    /* (one that may go on as the run last: it is weighed against the
+     * others' probes when it ends) */
+    for (int last = 0; last < 2; last++)
+        for (int c = 0; rc == 0 && !A->adopted && c < A->ncand; c++)
+            if (adoptable(A, c) == last && worth_probing(A, c, current, t, alarm))
+                rc = probe(A, c, t_from, A->from_start ? &A->start : &from, err, errlen);
     initial_values_free(&from);
-    if (rc) return rc;
+    if (rc || A->adopted) return rc;
     int best = choose(A, current, t);
     if (best != current) A->switch_to = best;
     if (tracing(A)) {
@@ -959,6 +1000,7 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
         if (!alarm && (A->seg.stretches < 2 || !A->seg.settled)) return 0;
         char err[512];
         if (probe_due(A, t, s, alarm, err, sizeof err)) return -1;
+        if (A->adopted) return INTEGRATOR_STOPPED; /* (a probe went on as the run to its end) */
         if (A->switch_to < 0) return 0;
     }
     /* (a probe from the run's start that won and is kept: the start is
@@ -989,6 +1031,196 @@ static int segment_over(void *ctx, double t) {
     return A->can_probe && (meter_over(&A->seg, t) || race_over(A, t));
 }
 
+/* ---- a CVODE probe that goes on as the run ------------------------------- */
+
+/* The bookkeeping of a segment of c from t: its meter (started, or a probe's
+ * that goes on as the run: from), its watch and its start's allowance. */
+static void begin_segment(auto_run *A, int c, double t, const meter *from) {
+    meter *M = &A->seg;
+    A->running = c;
+    A->switch_to = -1;
+    A->seg_delivered = 0;
+    A->trend_t = NAN;
+    /* (a switch on its probe's word: made where the switch is) */
+    candidate *run = &A->cand[c];
+    run->probed_run = run->probed > 0.0 && run->probed_t == A->switch_t ? run->probed : 0.0;
+    for (int k = 0; k < A->ncand; k++)
+        A->cand[k].race_until = -INFINITY;
+    A->t_end = A->o->tf;
+    if (from) { /* its stretches so far are the run's */
+        *M = *from;
+        M->probe = 0, M->lost = M->ended = 0, M->events = NULL;
+        M->t_b = M->t_end = A->o->tf;
+    } else {
+        meter_start(M, A->comm, 0, t, A->o->tf, A->span);
+    }
+    set_watch(A, t);
+    /* the run's start may cost what its last probe's did, FIRST_FACTOR
+     * times, before the alarm can sound in its first stretch. Without that
+     * a run that went wrong at once went on unwatched until its first
+     * stretch ended: adr1d-vardiff N = 1e4 on 2 ranks at tol 1e-3, LIQSS2
+     * taken over from the split at t = 3.9 on a probe of 0.033 s per unit
+     * of t, ran away as the front met the diffusive half, windows of 1e-7:
+     * 22 M events in 37 s for t = 4.023 .. 4.028 */
+    if (!from && run->first_cost > 0.0) M->first_allowance = FIRST_FACTOR * run->first_cost;
+}
+
+/* A CVODE probe that wins goes on as the run from where it got, with its
+ * history, instead of a new CVODE started at the probe's start: that one
+ * integrates the probe's span twice and climbs its orders again (adr2d
+ * 300 x 300, CVODE from t = 2.4: 260-270 steps where going on takes 215).
+ * Where it can: beside a run of another method, not inside a run that went
+ * on so, and without discrete variables (nothing of the problem to put
+ * back). Its integration then holds the run's samples up to where it is
+ * weighed, and goes on to tf, inside the running segment's window end. */
+static int adoptable(const auto_run *A, int c) {
+    return c == CAND_BDF && A->in_segment && A->can_keep && !A->adopting && !A->from_start &&
+           A->running != CAND_BDF;
+}
+
+static int adopt_sample(void *ctx, int64_t k, double t, const double *x) {
+    probe_run *P = ctx;
+    if (P->adopted) return segment_sample(P->A, k, t, x);
+    kept_probe *kp = P->hold;
+    size_t bytes = ((size_t)P->n + 1) * sizeof *x;
+    if (k > KEEP_SAMPLES || (!kp->sample[k - 1] && !(kp->sample[k - 1] = malloc(bytes)))) {
+        P->overflow = 1; /* (it cannot go on as the run) */
+        return 0;
+    }
+    memcpy(kp->sample[k - 1], x, (size_t)P->n * sizeof *x);
+    kp->sample_t[k - 1] = t;
+    P->held = (int)k;
+    return 0;
+}
+
+static int adopt_over(void *ctx, double t) {
+    probe_run *P = ctx;
+    return P->adopted ? segment_over(P->A, t) : probe_over(ctx, t);
+}
+
+/* The probe (P, weighed at t, its state s) won: the run goes on with it.
+ * The segment it was probed from ends where the probe started. Returns 0,
+ * or -1 when a held sample could not be passed on (collective). */
+static int adopt(auto_run *A, probe_run *P, double t, const integrator_state *s) {
+    double t_w = P->M.t_a;
+    meter *seg = &A->seg; /* (paused for the probe) */
+    A->runs_wall += seg->paused_at - seg->wall_a - seg->excluded;
+    candidate *ran = &A->cand[A->running];
+    if (seg->stretches > 0)
+        ran->probe_cost = seg->setup_cost + seg->first_cost, ran->probe_t = t_w,
+        ran->probe_clock = A->runs_wall;
+    A->seg_index++;
+    A->switch_t = t_w;
+    A->probes++, A->kept_probes++;
+    if (A->log) method_log_add(A->log, t_w, A->cand[P->c].o.method, A->cand[P->c].bdf_states);
+    if (tracing(A)) {
+        fprintf(stderr, "auto: %-8s run   [%.6g, %.6g] -> %.6g  wall %.4g\n",
+                A->cand[A->running].o.method->name, seg->t_a, A->o->tf, t_w,
+                seg->paused_at - seg->wall_a - seg->excluded);
+        fprintf(stderr, "auto: %-8s goes on as the run from %.6g (weighed at %.6g), %d samples\n",
+                A->cand[P->c].o.method->name, t_w, t, P->held);
+    }
+    A->outer_times = A->seg_times;
+    A->seg_times = P->times, P->times = NULL;
+    A->seg_first = P->first, A->seg_real = P->real;
+    begin_segment(A, P->c, t_w, &P->M);
+    A->seg.setup = &P->stats->wall_setup;
+    if (A->o->progress) progress_switch(A->o->progress, "steps");
+    A->inner = (integrator_state *)s;
+    A->adopting = 1, P->adopted = 1;
+    int failed = 0;
+    for (int j = 0; j < P->held && !failed; j++)
+        failed = segment_sample(A, j + 1, P->hold->sample_t[j], P->hold->sample[j]) != 0;
+    if (A->seg.size > 1) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, A->comm);
+    return failed ? -1 : 0;
+}
+
+/* The probe's window ends: weighed where its measurement ends (settled, or
+ * at the end of its span), and the run goes on with it if it wins. */
+static int adopt_window_end(void *ctx, double t, const integrator_state *s) {
+    probe_run *P = ctx;
+    auto_run *A = P->A;
+    if (P->adopted) return segment_window_end(A, t, s);
+    int ends = meter_window_end(&P->M, t);
+    if (meter_any_failed(&P->M, s->failed) || (!ends && t < P->M.t_b)) return 0;
+    if (P->M.lost) return INTEGRATOR_STOPPED; /* (weighed as any probe that lost) */
+    P->M.t_end = P->M.ended ? P->M.mark_t : t;
+    weigh_probe(A, P->c, &P->M, meter_cost(&P->M), s->next_step);
+    P->weighed = 1;
+    int overflow = P->overflow;
+    if (P->M.size > 1) MPI_Allreduce(MPI_IN_PLACE, &overflow, 1, MPI_INT, MPI_MAX, A->comm);
+    if (overflow || choose(A, A->running, P->M.t_a) != P->c) return INTEGRATOR_STOPPED;
+    return adopt(A, P, t, s);
+}
+
+/* A probe of c from t that may go on as the run: to tf, with the run's
+ * samples after t (o, P). Returns 0, or -1 when out of memory (agreed). */
+static int adoptable_setup(auto_run *A, double t, probe_run *P, integrator_options *o) {
+    double *times = A->seg_times;
+    int64_t first = A->seg_first, real = A->seg_real;
+    A->seg_times = NULL;
+    int failed = plan_samples(A, sample_after(A->o, first, t), A->o->tf) != 0;
+    P->times = A->seg_times, P->first = A->seg_first, P->real = A->seg_real;
+    A->seg_times = times, A->seg_first = first, A->seg_real = real;
+    if (A->o->halo) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, A->comm);
+    if (failed) return -1;
+    P->adoptable = 1;
+    P->hold = &A->cand[P->c].kept;
+    o->tf = A->o->tf;
+    o->samples = P->real + (P->real == 0 || P->times[P->real - 1] < A->o->tf);
+    o->sample_times = P->times;
+    o->at_window_end = adopt_window_end;
+    o->stop_requested = adopt_over;
+    return 0;
+}
+
+/* The run that went on from probe P ended (rc: its integration's code):
+ * counted as a segment. The segment it was probed from ends at once
+ * (A->adopted). Returns 0, or the failing code with err. */
+static int adopted_end(auto_run *A, probe_run *P, int rc, char *err, size_t errlen) {
+    A->adopting = 0, A->adopted = 1;
+    double cost = meter_cost(&A->seg);
+    A->runs_wall += cost;
+    A->seg_index++;
+    qmol_stats *s = P->stats;
+    segment_counts(A->cand[P->c].o.method, s, A->seg.rank);
+    A->adopted_output = s->wall_output;
+    qmol_stats counts = *s; /* (its wall times are the segment's it ran in) */
+    for (size_t f = 0; f < stats_nfields; f++)
+        if (stats_fields[f].is_double) *stats_wall(&counts, f) = 0.0;
+    stats_add(A->stats, &counts);
+    if (rc == INTEGRATOR_STOPPED && A->switch_to >= 0) rc = 0;
+    if (rc) {
+        snprintf(A->fail, sizeof A->fail, "%s", err);
+        (void)errlen;
+        return rc;
+    }
+    A->seg.t_end = A->switch_to >= 0 ? A->switch_t : A->t_end;
+    trace(A, "run", P->c, &A->seg, cost, s);
+    return 0;
+}
+
+/* The segment (method, its integration's code rc and counts s) in whose
+ * window end a probe went on as the run, which has ended: its counts, and
+ * the run's next sample. */
+static int adopted_outer(auto_run *A, const integrator_def *method, int rc, qmol_stats *s,
+                         int64_t *next_k, qmol_stats *total, char *err, size_t errlen) {
+    A->adopted = 0;
+    free(A->outer_times);
+    A->outer_times = NULL;
+    segment_counts(method, s, A->seg.rank);
+    /* (the samples the run that went on wrote: output, not integration) */
+    s->wall_integrate -= A->adopted_output, s->wall_output += A->adopted_output;
+    stats_add(total, s);
+    if (A->fail[0]) {
+        snprintf(err, errlen, "%s", A->fail);
+        return -1;
+    }
+    if (rc != INTEGRATOR_STOPPED && rc != 0) return rc;
+    *next_k = sample_after(A->o, *next_k, A->t_end);
+    return 0;
+}
+
 /* Runs candidate c from t until tf, or until a probe wins (A->switch_to),
  * delivering the samples from *next_k on. Returns 0 (A->t_end: where it
  * ended) or the integrator's failing code. */
@@ -1000,26 +1232,7 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
         return -1;
     }
     meter *M = &A->seg;
-    A->running = c;
-    A->switch_to = -1;
-    A->seg_delivered = 0;
-    A->trend_t = NAN;
-    /* (a switch on its probe's word: made where the switch is) */
-    candidate *run = &A->cand[c];
-    run->probed_run = run->probed > 0.0 && run->probed_t == A->switch_t ? run->probed : 0.0;
-    for (int k = 0; k < A->ncand; k++)
-        A->cand[k].race_until = -INFINITY;
-    A->t_end = t_b;
-    meter_start(M, A->comm, 0, t, t_b, A->span);
-    set_watch(A, t);
-    /* the run's start may cost what its last probe's did, FIRST_FACTOR
-     * times, before the alarm can sound in its first stretch. Without that
-     * a run that went wrong at once went on unwatched until its first
-     * stretch ended: adr1d-vardiff N = 1e4 on 2 ranks at tol 1e-3, LIQSS2
-     * taken over from the split at t = 3.9 on a probe of 0.033 s per unit
-     * of t, ran away as the front met the diffusive half, windows of 1e-7:
-     * 22 M events in 37 s for t = 4.023 .. 4.028 */
-    if (run->first_cost > 0.0) M->first_allowance = FIRST_FACTOR * run->first_cost;
+    begin_segment(A, c, t, NULL);
     qmol_stats s;
     memset(&s, 0, sizeof s);
     M->setup = &s.wall_setup;
@@ -1046,6 +1259,7 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     A->in_segment = 1;
     int rc = o.method->integrate(A->m, &o, segment_sample, A, &s, err, errlen);
     A->in_segment = 0;
+    if (A->adopted) return adopted_outer(A, o.method, rc, &s, next_k, total, err, errlen);
     double cost = meter_cost(M);
     A->runs_wall += cost;
     A->seg_index++;
@@ -1095,7 +1309,7 @@ static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen
          * counts as one for PROBE_SHARE (adr1d-vardiff N = 1e4: CVODE, run
          * first and 50 times dearer than mLIQSS2, was probed again at
          * t = 2.5 for 0.037 s of a 0.39 s run, and lost) */
-        candidate *ran = &A->cand[current];
+        candidate *ran = &A->cand[A->running]; /* (a probe that went on as the run) */
         if (A->seg.stretches > 0)
             ran->probe_cost = A->seg.setup_cost + A->seg.first_cost, ran->probe_t = A->switch_t,
             ran->probe_clock = A->runs_wall;
