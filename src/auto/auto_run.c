@@ -206,6 +206,7 @@ typedef struct auto_run {
      * inside the segment it was probed from (adopting), which ends at once
      * when it has (adopted); that segment's plan of samples meanwhile */
     int adopting, adopted;
+    int lone_probe; /* the look's only probe due */
     double *outer_times;
     char fail[512];        /* why such a run failed */
     double adopted_output; /* and its samples' wall time */
@@ -742,12 +743,16 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
         rc = initial_values_set(&from, A->gid, A->x, A->m->n_cols);
         if (rc) snprintf(err, errlen, "out of memory for auto's probes");
     }
-    /* (one that may go on as the run last: it is weighed against the
-     * others' probes when it ends) */
-    for (int last = 0; last < 2; last++)
-        for (int c = 0; rc == 0 && !A->adopted && c < A->ncand; c++)
-            if (adoptable(A, c) == last && worth_probing(A, c, current, t, alarm))
-                rc = probe(A, c, t_from, A->from_start ? &A->start : &from, err, errlen);
+    /* (a probe that may go on as the run is weighed inside its
+     * integration: where it is the only one due, so that the choice is the
+     * one weighed after all the look's probes) */
+    A->lone_probe = 0;
+    for (int c = 0; c < A->ncand; c++)
+        A->lone_probe += worth_probing(A, c, current, t, alarm);
+    A->lone_probe = A->lone_probe == 1;
+    for (int c = 0; rc == 0 && !A->adopted && c < A->ncand; c++)
+        if (worth_probing(A, c, current, t, alarm))
+            rc = probe(A, c, t_from, A->from_start ? &A->start : &from, err, errlen);
     initial_values_free(&from);
     if (rc || A->adopted) return rc;
     int best = choose(A, current, t);
@@ -1070,12 +1075,16 @@ static void begin_segment(auto_run *A, int c, double t, const meter *from) {
  * integrates the probe's span twice and climbs its orders again (adr2d
  * 300 x 300, CVODE from t = 2.4: 260-270 steps where going on takes 215).
  * Where it can: beside a run of another method, not inside a run that went
- * on so, and without discrete variables (nothing of the problem to put
- * back). Its integration then holds the run's samples up to where it is
- * weighed, and goes on to tf, inside the running segment's window end. */
+ * on so, without discrete variables (nothing of the problem to put back),
+ * and as the look's only probe (where others are due, each probe's budget
+ * rests on those made before it, CVODE's first: adr1d-vardiff N = 1e4 on
+ * 2 ranks, the mixed split probed before CVODE at t = 4.02 ran its whole
+ * span, 0.165 s, where after CVODE's it lost in 0.012 s). Its integration
+ * then holds the run's samples up to where it is weighed, and goes on to
+ * tf, inside the running segment's window end. */
 static int adoptable(const auto_run *A, int c) {
     return c == CAND_BDF && A->in_segment && A->can_keep && !A->adopting && !A->from_start &&
-           A->running != CAND_BDF;
+           A->running != CAND_BDF && A->lone_probe;
 }
 
 static int adopt_sample(void *ctx, int64_t k, double t, const double *x) {
