@@ -1,5 +1,5 @@
-/* heap.c: the event queue, blocks of states under an indexed 4-ary heap
- * (see heap.h). */
+/* heap.c: the event queue, blocks of states in groups under an indexed
+ * 4-ary heap (see heap.h). */
 #include "qss/heap.h"
 
 #include <math.h>
@@ -23,22 +23,29 @@ static inline void place(event_heap *h, int32_t pos, heap_node v) {
 int heap_init(event_heap *h, int32_t n) {
     h->n = n;
     h->nblocks = n > 0 ? (int32_t)(((int64_t)n + HEAP_BLOCK - 1) / HEAP_BLOCK) : 1;
-    size_t nb = (size_t)h->nblocks;
+    h->ngroups = (h->nblocks + HEAP_BLOCK - 1) / HEAP_BLOCK;
+    size_t nb = (size_t)h->nblocks, ng = (size_t)h->ngroups;
     h->time = malloc((size_t)(n ? n : 1) * sizeof *h->time);
     h->earliest = malloc(nb * sizeof *h->earliest);
-    h->node = malloc(nb * sizeof *h->node);
-    h->slot = malloc(nb * sizeof *h->slot);
-    if (!h->time || !h->earliest || !h->node || !h->slot) {
+    h->block_time = malloc(ng * HEAP_BLOCK * sizeof *h->block_time);
+    h->group_earliest = malloc(ng * sizeof *h->group_earliest);
+    h->node = malloc(ng * sizeof *h->node);
+    h->slot = malloc(ng * sizeof *h->slot);
+    if (!h->time || !h->earliest || !h->block_time || !h->group_earliest || !h->node || !h->slot) {
         heap_free(h);
         return -1;
     }
     for (int32_t i = 0; i < n; i++)
         h->time[i] = INFINITY;
-    /* equal times ordered by block: a valid heap; a block's earliest is
-     * its first state */
-    for (int32_t b = 0; b < h->nblocks; b++) {
+    /* equal times ordered by group: a valid heap; a block's earliest is
+     * its first state, a group's its first block */
+    for (size_t b = 0; b < ng * HEAP_BLOCK; b++)
+        h->block_time[b] = INFINITY;
+    for (int32_t b = 0; b < h->nblocks; b++)
         h->earliest[b] = n > 0 ? b * HEAP_BLOCK : -1;
-        place(h, b, (heap_node){INFINITY, b});
+    for (int32_t g = 0; g < h->ngroups; g++) {
+        h->group_earliest[g] = g * HEAP_BLOCK;
+        place(h, g, (heap_node){INFINITY, g});
     }
     return 0;
 }
@@ -46,13 +53,14 @@ int heap_init(event_heap *h, int32_t n) {
 void heap_free(event_heap *h) {
     free(h->time);
     free(h->earliest);
+    free(h->block_time);
+    free(h->group_earliest);
     free(h->node);
     free(h->slot);
-    h->time = NULL;
-    h->earliest = NULL;
+    h->time = h->block_time = NULL;
+    h->earliest = h->group_earliest = h->slot = NULL;
     h->node = NULL;
-    h->slot = NULL;
-    h->n = h->nblocks = 0;
+    h->n = h->nblocks = h->ngroups = 0;
 }
 
 static void sift_up(event_heap *h, int32_t pos, heap_node v) {
@@ -70,14 +78,14 @@ static void sift_up(event_heap *h, int32_t pos, heap_node v) {
  * pairwise tournament of a full family finds the same child as a scan. */
 static inline int32_t earliest_child(const event_heap *h, int32_t first) {
     const heap_node *node = h->node;
-    if (first + ARITY <= h->nblocks) {
+    if (first + ARITY <= h->ngroups) {
         const heap_node *c = node + first;
         int32_t a = before(c[1], c[0]);
         int32_t b = 2 + before(c[3], c[2]);
         return first + a + (b - a) * before(c[b], c[a]);
     }
     int32_t best = first;
-    for (int32_t c = first + 1; c < h->nblocks; c++)
+    for (int32_t c = first + 1; c < h->ngroups; c++)
         if (before(node[c], node[best])) best = c;
     return best;
 }
@@ -85,7 +93,7 @@ static inline int32_t earliest_child(const event_heap *h, int32_t first) {
 static void sift_down(event_heap *h, int32_t pos, heap_node v) {
     for (;;) {
         int32_t first = ARITY * pos + 1;
-        if (first >= h->nblocks) break;
+        if (first >= h->ngroups) break;
         int32_t best = earliest_child(h, first);
         if (!before(h->node[best], v)) break;
         place(h, pos, h->node[best]);
@@ -126,15 +134,45 @@ static int32_t full_block_earliest(const double *time) {
 #endif
 }
 
-/* Block b's earliest became (t, at): moves b in the block heap. */
-static void block_moved(event_heap *h, int32_t b, int32_t at, double t) {
-    h->earliest[b] = at;
-    int32_t pos = h->slot[b];
-    heap_node old = h->node[pos], v = {t, b};
+/* Group g's earliest time became t: moves g in the heap. */
+static void group_moved(event_heap *h, int32_t g, double t) {
+    int32_t pos = h->slot[g];
+    heap_node old = h->node[pos], v = {t, g};
     if (before(v, old))
         sift_up(h, pos, v);
     else if (before(old, v))
         sift_down(h, pos, v);
+}
+
+/* Block b's earliest time went from `was` to t (block_time[b] holds t):
+ * its group's earliest block, as heap_update does a block's earliest
+ * state. */
+static void block_moved(event_heap *h, int32_t b, double was, double t) {
+    int32_t g = b / HEAP_BLOCK, first = h->group_earliest[g];
+    if (first != b) { /* b becomes the earliest only by coming before it */
+        double tf = h->block_time[first];
+        if (t < tf || (t == tf && b < first)) {
+            h->group_earliest[g] = b;
+            group_moved(h, g, t);
+        }
+        return;
+    }
+    if (t <= was) { /* the earliest came earlier: it stays the earliest */
+        if (t < was) group_moved(h, g, t);
+        return;
+    }
+    /* the earliest was postponed: scan the group (padded to a whole one) */
+    int32_t best = g * HEAP_BLOCK + full_block_earliest(h->block_time + g * HEAP_BLOCK);
+    h->group_earliest[g] = best;
+    group_moved(h, g, h->block_time[best]);
+}
+
+/* Block b's earliest state is now `at`, at time t. */
+static void block_earliest(event_heap *h, int32_t b, int32_t at, double t) {
+    double was = h->block_time[b];
+    h->earliest[b] = at;
+    h->block_time[b] = t;
+    if (t != was) block_moved(h, b, was, t); /* (else its group's order stands) */
 }
 
 void heap_update(event_heap *h, int32_t i, double t) {
@@ -144,17 +182,17 @@ void heap_update(event_heap *h, int32_t i, double t) {
     double was = h->time[i];
     h->time[i] = t;
     if (first != i) { /* i becomes the earliest only by coming before it */
-        double tf = h->time[first];
-        if (t < tf || (t == tf && i < first)) block_moved(h, b, i, t);
+        double tf = h->block_time[b];
+        if (t < tf || (t == tf && i < first)) block_earliest(h, b, i, t);
         return;
     }
     if (t <= was) { /* the earliest came earlier: it stays the earliest */
-        if (t < was) block_moved(h, b, i, t);
+        if (t < was) block_earliest(h, b, i, t);
         return;
     }
     /* the earliest was postponed: scan the block */
     int32_t lo = b * HEAP_BLOCK, hi = h->n - lo > HEAP_BLOCK ? lo + HEAP_BLOCK : h->n;
     int32_t best = hi - lo == HEAP_BLOCK ? lo + full_block_earliest(h->time + lo)
                                          : lo + earliest_of(h->time + lo, hi - lo);
-    block_moved(h, b, best, h->time[best]);
+    block_earliest(h, b, best, h->time[best]);
 }

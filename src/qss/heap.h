@@ -5,15 +5,18 @@
  * per update (issue 21: with one indexed heap node per state, a QSS event
  * at 1e5 states spent a quarter of its time in cache misses of sift-downs).
  *
- * States are grouped in blocks of HEAP_BLOCK consecutive ids. Each block
- * keeps its earliest (time, id); an indexed 4-ary min-heap orders the
- * blocks (n / HEAP_BLOCK of them: at 1e6 states 0.5 MB, in cache). An
- * update writes the state's time and touches the block heap only when the
- * block's earliest changes; when the block's earliest state is postponed
- * the block's HEAP_BLOCK times (four cache lines, next to each other) are
- * scanned again. A QSS event's dependents are mostly near it in id, so
- * they share blocks. Blocks hold consecutive ids, so ordering blocks by
- * (earliest time, block) is ordering their earliest states by (time, id).
+ * States are grouped in blocks of HEAP_BLOCK consecutive ids, and blocks in
+ * groups of HEAP_BLOCK consecutive blocks. Each block keeps its earliest
+ * state and that state's time, each group its earliest block, and an
+ * indexed 4-ary min-heap orders the groups (n / HEAP_BLOCK^2 of them: at
+ * 1e6 states 977 groups, 16 KB, in the first-level cache). An update writes
+ * the state's time and goes up a level only when the block's earliest
+ * changes, and to the heap only when the group's does; an earliest that is
+ * postponed has its block's (or group's) HEAP_BLOCK times scanned again
+ * (four cache lines, next to each other). A QSS event's dependents are
+ * mostly near it in id, so they share blocks. Blocks and groups hold
+ * consecutive ids, so ordering them by (earliest time, first id) is
+ * ordering their earliest states by (time, id).
  */
 #ifndef QMOL_HEAP_H
 #define QMOL_HEAP_H
@@ -23,17 +26,20 @@
 #define HEAP_BLOCK 32
 
 typedef struct heap_node {
-    double time; /* the block's earliest time */
-    int32_t id;  /* the block */
+    double time; /* the group's earliest time */
+    int32_t id;  /* the group */
 } heap_node;
 
 typedef struct event_heap {
-    int32_t n;         /* states */
-    int32_t nblocks;   /* ceil(n / HEAP_BLOCK), at least 1 */
-    double *time;      /* time[i]: state i's next time */
-    int32_t *earliest; /* earliest[b]: block b's state with the earliest (time, id) */
-    heap_node *node;   /* the blocks in heap order */
-    int32_t *slot;     /* slot[b]: position of block b in node */
+    int32_t n;               /* states */
+    int32_t nblocks;         /* ceil(n / HEAP_BLOCK), at least 1 */
+    int32_t ngroups;         /* ceil(nblocks / HEAP_BLOCK) */
+    double *time;            /* time[i]: state i's next time */
+    int32_t *earliest;       /* earliest[b]: block b's state with the earliest (time, id) */
+    double *block_time;      /* block_time[b]: its time (+infinity up to a whole group) */
+    int32_t *group_earliest; /* group_earliest[g]: group g's block with the earliest state */
+    heap_node *node;         /* the groups in heap order */
+    int32_t *slot;           /* slot[g]: position of group g in node */
 } event_heap;
 
 /* All times start at +infinity. Returns 0 or -1 (out of memory). */
@@ -42,18 +48,23 @@ void heap_free(event_heap *h);
 void heap_update(event_heap *h, int32_t i, double t);
 /* The state with the earliest (time, id) (-1 when n is 0), and its time. */
 static inline int32_t heap_top(const event_heap *h) {
-    return h->earliest[h->node[0].id];
+    return h->earliest[h->group_earliest[h->node[0].id]];
 }
 static inline double heap_top_time(const event_heap *h) {
     return h->node[0].time;
 }
-/* A guess at the state after the top (the earliest state of the top
- * block's earliest child block; -1 when there is none): what to prefetch. */
+/* A guess at the state after the top, in another block (-1 when there is
+ * one block): what to prefetch. With several groups, the earliest state of
+ * the top group's earliest child group; else of the block after the top's
+ * (or before it, for the last). */
 static inline int32_t heap_next_guess(const event_heap *h) {
-    int32_t n = h->nblocks, best = -1;
+    int32_t n = h->ngroups, best = -1;
     for (int32_t c = 1; c <= 4 && c < n; c++)
         if (best < 0 || h->node[c].time < h->node[best].time) best = c;
-    return best < 0 ? -1 : h->earliest[h->node[best].id];
+    if (best >= 0) return h->earliest[h->group_earliest[h->node[best].id]];
+    if (h->nblocks < 2) return -1;
+    int32_t b = h->group_earliest[h->node[0].id];
+    return h->earliest[b + 1 < h->nblocks ? b + 1 : b - 1];
 }
 /* State i's next time. */
 static inline double heap_time(const event_heap *h, int32_t i) {

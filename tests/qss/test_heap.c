@@ -25,8 +25,10 @@ static double *start_heap(event_heap *h, int32_t n) {
 
 static void random_updates(void **state) {
     (void)state;
-    /* one block (HEAP_BLOCK 32), a partial second, several levels of blocks */
-    const int32_t sizes[] = {1, 2, 5, 17, 33, 1000, 4129};
+    /* one block (HEAP_BLOCK 32), a partial second, one group of blocks
+     * (HEAP_BLOCK of them) and a partial one, several levels of groups in
+     * the heap (33,000: 32 groups and a partial) */
+    const int32_t sizes[] = {1, 2, 5, 17, 33, 1000, 1025, 4129, 33000};
     unsigned seed = 12345;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int32_t n = sizes[s];
