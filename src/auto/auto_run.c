@@ -208,8 +208,9 @@ typedef struct auto_run {
     int adopting, adopted;
     int lone_probe; /* the look's only probe due */
     double *outer_times;
-    char fail[512];        /* why such a run failed */
-    double adopted_output; /* and its samples' wall time */
+    int adopted_rc;        /* how that run ended: 0, stopped (a signal) or failed */
+    char fail[512];        /* why it failed */
+    double adopted_output; /* its samples' wall time */
 } auto_run;
 
 /* QMOL_AUTO_TRACE in the environment: rank 0 prints what auto does. */
@@ -511,7 +512,7 @@ static void weigh_probe(auto_run *A, int c, meter *M, double cost, double next_s
 static int adoptable(const auto_run *A, int c);
 static int adopt_sample(void *ctx, int64_t k, double t, const double *x);
 static int adoptable_setup(auto_run *A, double t, probe_run *P, integrator_options *o);
-static int adopted_end(auto_run *A, probe_run *P, int rc, char *err, size_t errlen);
+static int adopted_end(auto_run *A, probe_run *P, int rc, const char *err);
 
 /* Probes candidate c from the states `from` at t, beside the run: its
  * samples and counts are dropped, the problem's discrete variables put
@@ -565,7 +566,7 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     sample_fn to = P.adoptable ? adopt_sample : probe_sample;
     int rc = o.method->integrate(A->m, &o, to, &P, &s, err, errlen);
     free(P.times);
-    if (P.adopted) return adopted_end(A, &P, rc, err, errlen);
+    if (P.adopted) return adopted_end(A, &P, rc, err);
     if (p->n_discrete > 0) p->set_discrete(p->data, A->discrete);
     double cost = meter_cost(&P.M);
     if (P.keep && P.M.lost) P.keep->valid = 0;
@@ -1183,10 +1184,11 @@ static int adoptable_setup(auto_run *A, double t, probe_run *P, integrator_optio
     return 0;
 }
 
-/* The run that went on from probe P ended (rc: its integration's code):
- * counted as a segment. The segment it was probed from ends at once
- * (A->adopted). Returns 0, or the failing code with err. */
-static int adopted_end(auto_run *A, probe_run *P, int rc, char *err, size_t errlen) {
+/* The run that went on from probe P ended (rc: its integration's code, err
+ * its message): counted as a segment. The segment it was probed from ends
+ * at once (A->adopted), and returns rc (A->adopted_rc: a stop for a
+ * signal, a failure and why) once it has. Returns 0. */
+static int adopted_end(auto_run *A, probe_run *P, int rc, const char *err) {
     A->adopting = 0, A->adopted = 1;
     double cost = meter_cost(&A->seg);
     A->runs_wall += cost;
@@ -1199,13 +1201,10 @@ static int adopted_end(auto_run *A, probe_run *P, int rc, char *err, size_t errl
         if (stats_fields[f].is_double) *stats_wall(&counts, f) = 0.0;
     stats_add(A->stats, &counts);
     if (rc == INTEGRATOR_STOPPED && A->switch_to >= 0) rc = 0;
-    if (rc) {
-        snprintf(A->fail, sizeof A->fail, "%s", err);
-        (void)errlen;
-        return rc;
-    }
+    A->adopted_rc = rc;
+    if (rc && rc != INTEGRATOR_STOPPED) snprintf(A->fail, sizeof A->fail, "%s", err);
     A->seg.t_end = A->switch_to >= 0 ? A->switch_t : A->t_end;
-    trace(A, "run", P->c, &A->seg, cost, s);
+    if (!rc) trace(A, "run", P->c, &A->seg, cost, s);
     return 0;
 }
 
@@ -1221,11 +1220,11 @@ static int adopted_outer(auto_run *A, const integrator_def *method, int rc, qmol
     /* (the samples the run that went on wrote: output, not integration) */
     s->wall_integrate -= A->adopted_output, s->wall_output += A->adopted_output;
     stats_add(total, s);
-    if (A->fail[0]) {
-        snprintf(err, errlen, "%s", A->fail);
-        return -1;
+    if (rc != INTEGRATOR_STOPPED && rc != 0) return rc; /* (its own failure) */
+    if (A->adopted_rc) {
+        if (A->adopted_rc != INTEGRATOR_STOPPED) snprintf(err, errlen, "%s", A->fail);
+        return A->adopted_rc;
     }
-    if (rc != INTEGRATOR_STOPPED && rc != 0) return rc;
     *next_k = sample_after(A->o, *next_k, A->t_end);
     return 0;
 }
