@@ -37,7 +37,9 @@ machine, loses the race over that probe's span); buck-heatsink on 2
 ranks, whose switching one rank handles alone (every rank must take its
 discrete variables before a probe evaluates the crossing); and
 adr1d-vardiff N = 400 without the split, where a CVODE probe that wins
-goes on as the run with the samples it held (check_probe_goes_on).
+goes on as the run with the samples it held (check_probe_goes_on), and
+N = 4e4, where a SIGTERM during such a run stops it with exit 3 and a
+checkpoint to resume from (check_signal_going_on).
 
 auto's QSS method is LIQSS2 unless --qss-method says otherwise (since
 2026-11-30; mLIQSS2 before). Where the checks below quote mLIQSS2's
@@ -49,6 +51,7 @@ usage: mpi_auto.py --qmol BIN --mpiexec "mpiexec ..." --scratch DIR
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 
@@ -388,6 +391,50 @@ def check_probe_goes_on(args, failures):
                         "(%d), or none passed on samples it held (%d)" % (went_on, held))
 
 
+def check_signal_going_on(args, failures):
+    """A SIGTERM while a CVODE probe goes on as the run (adr1d-vardiff
+    N = 4e4 without the split, one rank: LIQSS2 to t = 3.98, then CVODE for
+    about 0.5 s of wall time) stops the run as under any method: exit 3, a
+    checkpoint, and a resumed run that ends within tol of the uninterrupted
+    one (the continued run is inside the window end of the segment it was
+    probed from, which must return the stop as the run's)."""
+    problem = ["--problem", "adr1d-vardiff", "--set", "N=40000"]
+    common = problem + ["--tol", str(TOL), "--samples", "20", "--checkpoint-every", "off",
+                        "--assign-threshold", "1e30", "--overwrite"]
+    out = os.path.join(args.scratch, "signal-going-on.h5")
+    whole = os.path.join(args.scratch, "signal-whole.h5")
+    r = subprocess.run([args.qmol, "run"] + common + ["--output", whole, "--quiet"],
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        failures.append("signal going on: the whole run: exit %d: %s" % (r.returncode, r.stderr))
+        return
+    p = subprocess.Popen([args.qmol, "run"] + common + ["--output", out], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, QMOL_AUTO_TRACE="1"))
+    sent = False
+    for line in p.stderr:
+        if not sent and "goes on as the run" in line:
+            p.send_signal(signal.SIGTERM)
+            sent = True
+    p.wait(timeout=600)
+    ckpt = os.path.splitext(out)[0] + ".ckpt.h5"
+    print("signal going on: sent %s, exit %d, checkpoint %s" % (sent, p.returncode,
+                                                              os.path.exists(ckpt)))
+    if not sent or p.returncode != 3 or not os.path.exists(ckpt):
+        failures.append("signal going on: SIGTERM sent %s, exit %d (3 expected), checkpoint %s"
+                        % (sent, p.returncode, os.path.exists(ckpt)))
+        return
+    r = subprocess.run([args.qmol, "run", "--restart", ckpt, "--quiet"], capture_output=True,
+                       text=True, timeout=600)
+    if r.returncode != 0:
+        failures.append("signal going on: resumed: exit %d: %s" % (r.returncode, r.stderr))
+        return
+    e = e_rr(read_result(out).states, read_result(whole).states)
+    print("signal going on: resumed run against the uninterrupted one: e_rr %.3e" % e)
+    if not e <= TOL:
+        failures.append("signal going on: resumed run %.3e from the uninterrupted one" % e)
+
+
 def check_foresight(args, failures):
     """adr1d-vardiff N = 1000: mLIQSS2 runs the front until it nears the
     diffusive half, the mixed split's BDF block (--assign auto); there QSS's
@@ -707,6 +754,7 @@ def main():
         check_case(args, name, failures)
     check_kept_probes(args, failures)
     check_probe_goes_on(args, failures)
+    check_signal_going_on(args, failures)
     check_foresight(args, failures)
     check_shortest_windows(args, failures)
     check_run_windows(args, failures)
