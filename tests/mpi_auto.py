@@ -39,7 +39,9 @@ discrete variables before a probe evaluates the crossing); and
 adr1d-vardiff N = 400 without the split, where a CVODE probe that wins
 goes on as the run with the samples it held (check_probe_goes_on), and
 N = 4e4, where a SIGTERM during such a run stops it with exit 3 and a
-checkpoint to resume from (check_signal_going_on).
+checkpoint to resume from (check_signal_going_on); heat3d on 2 ranks,
+without a split, where auto's CVODE must be CVODE alone's to the bit
+(check_cvode_layout).
 
 auto's QSS method is LIQSS2 unless --qss-method says otherwise (since
 2026-11-30; mLIQSS2 before). Where the checks below quote mLIQSS2's
@@ -435,6 +437,30 @@ def check_signal_going_on(args, failures):
         failures.append("signal going on: resumed run %.3e from the uninterrupted one" % e)
 
 
+def check_cvode_layout(args, failures):
+    """heat3d 20^3 at tol 1e-4 on 2 ranks: --assign auto splits nothing, so
+    auto chooses between CVODE and QSS alone (QSS is 45 times dearer here
+    and loses), and is laid out as CVODE alone is: where it runs CVODE its
+    samples are CVODE's own, bit for bit (with the mixed method's partition
+    its CVODE took other steps: on 40^3, 36 against 26, e_rr 7 times
+    CVODE's)."""
+    problem = ["--problem", "heat3d", "--set", "nx=20", "--set", "ny=20", "--set", "nz=20"]
+    runs = {}
+    for method in ("cvode", "auto"):
+        out = os.path.join(args.scratch, "layout-%s.h5" % method)
+        r = qmol(args, 2, problem, 0.1, out, ["--method", method, "--tol", "1e-4"])
+        if r.returncode != 0:
+            failures.append("cvode layout, %s: exit %d: %s" % (method, r.returncode, r.stderr))
+            return
+        runs[method] = (read_result(out).states, methods_said(r.stdout))
+    said = runs["auto"][1]
+    same = (runs["auto"][0] == runs["cvode"][0]).all()
+    print("cvode layout: auto ran %s, samples identical to CVODE alone: %s" % (said, same))
+    if said != ["cvode"] or not same:
+        failures.append("cvode layout: auto ran %s on 2 ranks, samples identical to CVODE "
+                        "alone's: %s" % (said, same))
+
+
 def check_foresight(args, failures):
     """adr1d-vardiff N = 1000: mLIQSS2 runs the front until it nears the
     diffusive half, the mixed split's BDF block (--assign auto); there QSS's
@@ -755,6 +781,7 @@ def main():
     check_kept_probes(args, failures)
     check_probe_goes_on(args, failures)
     check_signal_going_on(args, failures)
+    check_cvode_layout(args, failures)
     check_foresight(args, failures)
     check_shortest_windows(args, failures)
     check_run_windows(args, failures)
