@@ -338,14 +338,16 @@ def check_probe_goes_on(args, failures):
     at its start (auto_run.c, adopt): the trace says "goes on as the run
     from T", /methods says cvode from T, the samples it held before it was
     weighed are the run's, and the answer keeps the bound of the single
-    methods (CVODE and QSS alone). 1000 samples, so that samples fall
-    between the probe's start and where it is weighed (0.01 to 0.02 of t
-    later). On 1 and 2 ranks; at least one of the two runs must have gone
-    on so, and one such run must have passed on samples it held."""
+    methods (CVODE and QSS alone). 1500 samples, 1/150 of t apart: a probe
+    is weighed once it settled, two stretches of 1/2048 of the span at
+    least (0.0098 of t), so a sample falls in between, and the four it may
+    hold (KEEP_SAMPLES) cover 0.027 of t, five stretches. On 1 and 2 ranks;
+    at least one of the two runs must have gone on so, and one such run
+    must have passed on samples it held."""
     problem = CASES["vardiff"][0]
     tf = 10.0
     singles = [["--method", "cvode"], ["--method", QSS]]
-    samples = 1000
+    samples = 1500
     xref = reference(args, "vardiff", problem, tf, samples)
     bound = accuracy_bound(args, "vardiff-nosplit", problem, tf, singles, xref, failures,
                            samples)
