@@ -1037,6 +1037,20 @@ static int segment_over(void *ctx, double t) {
     return A->can_probe && (meter_over(&A->seg, t) || race_over(A, t));
 }
 
+/* The segment that ran (A->running, its meter A->seg) ended at
+ * A->switch_t, where the run goes on with c. Its start was a trial of its
+ * method, as a probe is: it counts as one for PROBE_SHARE (adr1d-vardiff
+ * N = 1e4: CVODE, run first and 50 times dearer than mLIQSS2, was probed
+ * again at t = 2.5 for 0.037 s of a 0.39 s run, and lost). The switch goes
+ * into the log. */
+static void segment_ended(auto_run *A, int c) {
+    candidate *ran = &A->cand[A->running];
+    if (A->seg.stretches > 0)
+        ran->probe_cost = A->seg.setup_cost + A->seg.first_cost, ran->probe_t = A->switch_t,
+        ran->probe_clock = A->runs_wall;
+    if (A->log) method_log_add(A->log, A->switch_t, A->cand[c].o.method, A->cand[c].bdf_states);
+}
+
 /* ---- a CVODE probe that goes on as the run ------------------------------- */
 
 /* The bookkeeping of a segment of c from t: its meter (started, or a probe's
@@ -1114,19 +1128,15 @@ static int adopt_over(void *ctx, double t) {
 static int adopt(auto_run *A, probe_run *P, double t, const integrator_state *s) {
     double t_w = P->M.t_a;
     meter *seg = &A->seg; /* (paused for the probe) */
-    A->runs_wall += seg->paused_at - seg->wall_a - seg->excluded;
-    candidate *ran = &A->cand[A->running];
-    if (seg->stretches > 0)
-        ran->probe_cost = seg->setup_cost + seg->first_cost, ran->probe_t = t_w,
-        ran->probe_clock = A->runs_wall;
+    double outer_cost = seg->paused_at - seg->wall_a - seg->excluded;
+    A->runs_wall += outer_cost;
     A->seg_index++;
     A->switch_t = t_w;
+    segment_ended(A, P->c);
     A->probes++, A->kept_probes++;
-    if (A->log) method_log_add(A->log, t_w, A->cand[P->c].o.method, A->cand[P->c].bdf_states);
     if (tracing(A)) {
         fprintf(stderr, "auto: %-8s run   [%.6g, %.6g] -> %.6g  wall %.4g\n",
-                A->cand[A->running].o.method->name, seg->t_a, A->o->tf, t_w,
-                seg->paused_at - seg->wall_a - seg->excluded);
+                A->cand[A->running].o.method->name, seg->t_a, A->o->tf, t_w, outer_cost);
         fprintf(stderr, "auto: %-8s goes on as the run from %.6g (weighed at %.6g), %d samples\n",
                 A->cand[P->c].o.method->name, t_w, t, P->held);
     }
@@ -1313,18 +1323,8 @@ static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen
         t = A->t_end;
         /* (a switch at tf starts nothing; a kept probe may have run to tf) */
         if (A->switch_to < 0 || A->switch_t >= o->tf) break;
-        /* the segment's start was a trial of its method, as a probe is: it
-         * counts as one for PROBE_SHARE (adr1d-vardiff N = 1e4: CVODE, run
-         * first and 50 times dearer than mLIQSS2, was probed again at
-         * t = 2.5 for 0.037 s of a 0.39 s run, and lost) */
-        candidate *ran = &A->cand[A->running]; /* (a probe that went on as the run) */
-        if (A->seg.stretches > 0)
-            ran->probe_cost = A->seg.setup_cost + A->seg.first_cost, ran->probe_t = A->switch_t,
-            ran->probe_clock = A->runs_wall;
         current = A->switch_to;
-        if (A->log)
-            method_log_add(A->log, A->switch_t, A->cand[current].o.method,
-                           A->cand[current].bdf_states);
+        segment_ended(A, current);
         if (t >= o->tf) break;
     }
     return 0;
