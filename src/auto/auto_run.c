@@ -53,6 +53,7 @@
  * Problems with discontinuities are probed only when their discrete
  * variables can be saved and put back (qmol.h get_discrete, set_discrete).
  */
+#include "auto/auto_activity.h"
 #include "auto/auto_foresight.h"
 #include "auto/auto_meter.h"
 #include "comm/halo.h"
@@ -137,7 +138,10 @@ typedef struct candidate {
     double probe_cost;  /* its last probe's wall time, and when it was made */
     double probe_t;
     double probe_against; /* the run's cost then (projected; 0: none) */
-    double probe_clock;   /* the run's wall time then (run_clock) */
+    /* the activity (auto_activity.h) when it was last probed beside CVODE
+     * (0: not known) */
+    double activity_base;
+    double probe_clock; /* the run's wall time then (run_clock) */
     /* what its last settled probe from probed_t measured (0: none), and its
      * runs' cost over that when one was first weighed after winning such a
      * probe (at least 1: later probes are scaled by it); probed_run: the
@@ -208,9 +212,10 @@ typedef struct auto_run {
     int adopting, adopted;
     int lone_probe; /* the look's only probe due */
     double *outer_times;
-    int adopted_rc;        /* how that run ended: 0, stopped (a signal) or failed */
-    char fail[512];        /* why it failed */
-    double adopted_output; /* its samples' wall time */
+    int adopted_rc;          /* how that run ended: 0, stopped (a signal) or failed */
+    char fail[512];          /* why it failed */
+    double adopted_output;   /* its samples' wall time */
+    activity_watch activity; /* while CVODE runs: the QSS method's events */
 } auto_run;
 
 /* QMOL_AUTO_TRACE in the environment: rank 0 prints what auto does. */
@@ -593,6 +598,40 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     return 0;
 }
 
+/* While CVODE runs: whether the QSS method, its cost as last measured beside
+ * CVODE scaled by the activity since (auto_activity.h), would be cheaper by
+ * SWITCH_MARGIN than CVODE is now. CVODE's cost does not fall when activity
+ * dies out, so no alarm calls for that probe: on adr2d 300 x 300 (tol
+ * 1e-3) LIQSS2, probed at t = 2.47 and 0.37 s per unit of t against
+ * CVODE's 0.33, backed off to t = 6.88, where it cost 0.012 against
+ * CVODE's 0.46. A probe on this word measures again (and its loss sets a
+ * new base: the activity must fall further before the next). */
+static int activity_fell(const auto_run *A, int c, int current, double t) {
+    const candidate *k = &A->cand[c];
+    activity_watch *W = (activity_watch *)&A->activity; /* (its cache) */
+    if (c != CAND_QSS || current != CAND_BDF || !(k->activity_base > 0.0) ||
+        activity_time(W) <= k->probe_t)
+        return 0;
+    /* (the level this needs: the sum stops there) */
+    double below = k->activity_base * estimate(A, current, t) / (SWITCH_MARGIN * estimate(A, c, t));
+    return activity_level(W, A->m, k->o.reltol, k->o.abstol, below, A->comm, A->o->halo != NULL) <
+           below;
+}
+
+/* The QSS method is probed beside CVODE at t: the activity then, the base of
+ * activity_fell (0: not known). Collective. */
+static void activity_base(auto_run *A, int c, int current, double t) {
+    candidate *k = &A->cand[c];
+    if (c != CAND_QSS || current != CAND_BDF) return;
+    int fell = activity_fell(A, c, current, t); /* (collective) */
+    if (tracing(A) && fell)
+        fprintf(stderr, "auto: %-8s due at %.6g: activity %.4g, %.4g at its last probe\n",
+                k->o.method->name, t, A->activity.level, k->activity_base);
+    double level = activity_level(&A->activity, A->m, k->o.reltol, k->o.abstol, INFINITY, A->comm,
+                                  A->o->halo != NULL);
+    k->activity_base = level > 0.0 ? level : 0.0;
+}
+
 /* Whether c is due for a probe at t beside the running `current`: its
  * back-off is over (or the alarm sounded and c, as last measured, may be
  * cheaper than the run is now: within CUT_FACTOR of it), and the rest of
@@ -602,6 +641,8 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
  * run's, for 0.15 s of a 2.5 s run each.) */
 static int worth_probing(const auto_run *A, int c, int current, double t, int alarm) {
     const candidate *k = &A->cand[c];
+    int fell = activity_fell(A, c, current, t);
+    alarm |= fell;
     if (c == current || (!alarm && t < k->retry_at) || t < k->hold_until || t < k->floor_until)
         return 0;
     int may_be_cheaper = estimate(A, c, t) <= CUT_FACTOR * estimate(A, current, t);
@@ -614,7 +655,7 @@ static int worth_probing(const auto_run *A, int c, int current, double t, int al
     double run = estimate(A, current, t);
     int expect_win =
         run > SWITCH_MARGIN * estimate(A, c, t) && !(run <= SWITCH_MARGIN * k->probe_against);
-    alarm |= expect_win, may_be_cheaper |= expect_win;
+    alarm |= expect_win, may_be_cheaper |= expect_win | fell;
     if (alarm && t < k->retry_at && !may_be_cheaper) return 0;
     /* the run's time since c's last probe pays for the probe PROBE_SHARE of
      * it at most: the wall time it took, or at its cost now where that is
@@ -751,9 +792,11 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
     for (int c = 0; c < A->ncand; c++)
         A->lone_probe += worth_probing(A, c, current, t, alarm);
     A->lone_probe = A->lone_probe == 1;
-    for (int c = 0; rc == 0 && !A->adopted && c < A->ncand; c++)
-        if (worth_probing(A, c, current, t, alarm))
-            rc = probe(A, c, t_from, A->from_start ? &A->start : &from, err, errlen);
+    for (int c = 0; rc == 0 && !A->adopted && c < A->ncand; c++) {
+        if (!worth_probing(A, c, current, t, alarm)) continue;
+        activity_base(A, c, current, t);
+        rc = probe(A, c, t_from, A->from_start ? &A->start : &from, err, errlen);
+    }
     initial_values_free(&from);
     if (rc || A->adopted) return rc;
     int best = choose(A, current, t);
@@ -973,6 +1016,16 @@ static void inner_stats(void *ictx, qmol_stats *s) {
     if (A->inner->stats) A->inner->stats(A->inner->ictx, s);
 }
 
+/* While CVODE runs, every LOOK_EVERY of the span: its states, for the QSS
+ * method's events on them (auto_activity.h). */
+static void look_at_activity(auto_run *A, double t, const integrator_state *s) {
+    activity_watch *W = &A->activity;
+    if (A->running != CAND_BDF || !W->x[0]) return;
+    if (W->looks > 0 && t - W->t[W->looks - 1] < LOOK_EVERY * A->span) return;
+    s->states(s->ictx, t, A->x);
+    activity_look(W, t, A->x);
+}
+
 /* Measures the run and probes the others when due (more of them when the
  * watch raised the alarm); ends the segment where a probe won. */
 static int segment_window_end(void *ctx, double t, const integrator_state *s) {
@@ -998,6 +1051,7 @@ static int segment_window_end(void *ctx, double t, const integrator_state *s) {
         if (rc) return rc;
     }
     if (!A->can_probe || meter_any_failed(&A->seg, s->failed)) return 0;
+    look_at_activity(A, t, s);
     A->from_start = 0; /* (set by this window end's probes) */
     /* (its first stretch is its start-up: the others wait until its cost
      * settled, or an alarm, which in the first two stretches only a cost
@@ -1061,6 +1115,7 @@ static void begin_segment(auto_run *A, int c, double t, const meter *from) {
     A->switch_to = -1;
     A->seg_delivered = 0;
     A->trend_t = NAN;
+    activity_restart(&A->activity);
     /* (a switch on its probe's word: made where the switch is) */
     candidate *run = &A->cand[c];
     run->probed_run = run->probed > 0.0 && run->probed_t == A->switch_t ? run->probed : 0.0;
@@ -1421,6 +1476,21 @@ static int set_foresight(auto_run *A, char *err, size_t errlen) {
     return 0;
 }
 
+/* The watch on activity while CVODE runs, where the QSS method can be probed
+ * (collective). Returns 0, or -1 (out of memory, err). */
+static int set_activity(auto_run *A, char *err, size_t errlen) {
+    if (!A->can_probe) return 0;
+    int failed = activity_init(&A->activity, A->m->n) != 0;
+    if (A->o->halo) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, A->comm);
+    if (failed) {
+        activity_free(&A->activity);
+        snprintf(err, errlen, "out of memory for auto's activity watch (%lld states)",
+                 (long long)A->m->n);
+        return -1;
+    }
+    return 0;
+}
+
 int auto_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
                    qmol_stats *stats, char *err, size_t errlen) {
     if (errlen) err[0] = '\0';
@@ -1435,6 +1505,7 @@ int auto_integrate(const model *m, const integrator_options *o, sample_fn sample
     if (rc != 0)
         snprintf(err, errlen, "out of memory for auto's states (%lld)", (long long)m->n_cols);
     if (rc == 0) rc = set_foresight(&A, err, errlen);
+    if (rc == 0) rc = set_activity(&A, err, errlen);
     if (rc == 0) rc = run_segments(&A, stats, err, errlen);
     if (rc == 0 && A.log) {
         A.log->probes = A.probes;
@@ -1450,6 +1521,7 @@ int auto_integrate(const model *m, const integrator_options *o, sample_fn sample
     free(A.seg_times);
     free(A.events);
     foresight_free(&A.fs);
+    activity_free(&A.activity);
     for (int c = 0; c < NCAND; c++)
         keep_free(&A.cand[c].kept);
     initial_values_free(&A.start);
