@@ -40,6 +40,11 @@
  *    will reach them within LEAD of the span, the mixed method takes over
  *    before it does (the measurements cannot see that coming; a mixed start
  *    in the middle of the front costs decades more than one ahead of it).
+ *  - While CVODE runs, the QSS method is due again when the activity on
+ *    CVODE's states (auto_activity.h: the events an order-2 QSS method would
+ *    need on them) has fallen so far since its last probe beside CVODE that
+ *    its cost then, scaled by that fall, beats CVODE's by SWITCH_MARGIN:
+ *    CVODE's own cost does not fall with the activity, so no alarm sounds.
  *  - A run's measurement counts for more than a probe's: a candidate's
  *    estimate is never below what it measured while running, as much of
  *    that as still counts (halved every MEMORY_SPAN of the span): a short
