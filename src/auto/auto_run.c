@@ -1123,6 +1123,7 @@ static void begin_segment(auto_run *A, int c, double t, const meter *from) {
     activity_restart(&A->activity);
     /* (a switch on its probe's word: made where the switch is) */
     candidate *run = &A->cand[c];
+    run->activity_base = 0.0; /* (its cost will be the run's: the base is gone) */
     run->probed_run = run->probed > 0.0 && run->probed_t == A->switch_t ? run->probed : 0.0;
     for (int k = 0; k < A->ncand; k++)
         A->cand[k].race_until = -INFINITY;
