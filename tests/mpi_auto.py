@@ -442,10 +442,10 @@ def check_signal_going_on(args, failures):
 def check_cvode_layout(args, failures):
     """heat3d 20^3 at tol 1e-4 on 2 ranks: --assign auto splits nothing, so
     auto chooses between CVODE and QSS alone (QSS is 45 times dearer here
-    and loses), and is laid out as CVODE alone is: where it runs CVODE its
-    samples are CVODE's own, bit for bit (with the mixed method's partition
-    its CVODE took other steps: on 40^3, 36 against 26, e_rr 7 times
-    CVODE's)."""
+    and loses), and is laid out as CVODE alone is: the same owners
+    (/partition/owner), and where it runs CVODE throughout its samples are
+    CVODE's own, bit for bit (with the mixed method's partition its CVODE
+    took other steps: on 40^3, 36 against 26, e_rr 7 times CVODE's)."""
     problem = ["--problem", "heat3d", "--set", "nx=20", "--set", "ny=20", "--set", "nz=20"]
     runs = {}
     for method in ("cvode", "auto"):
@@ -454,13 +454,22 @@ def check_cvode_layout(args, failures):
         if r.returncode != 0:
             failures.append("cvode layout, %s: exit %d: %s" % (method, r.returncode, r.stderr))
             return
-        runs[method] = (read_result(out).states, methods_said(r.stdout))
+        with h5py.File(out, "r") as f:
+            owner = f["partition/owner"][()]
+        runs[method] = (read_result(out).states, methods_said(r.stdout), owner)
     said = runs["auto"][1]
+    laid_out = (runs["auto"][2] == runs["cvode"][2]).all()
     same = (runs["auto"][0] == runs["cvode"][0]).all()
-    print("cvode layout: auto ran %s, samples identical to CVODE alone: %s" % (said, same))
-    if said != ["cvode"] or not same:
-        failures.append("cvode layout: auto ran %s on 2 ranks, samples identical to CVODE "
-                        "alone's: %s" % (said, same))
+    print("cvode layout: owners as CVODE alone's: %s; auto ran %s, samples identical to CVODE "
+          "alone: %s" % (laid_out, said, same))
+    if not laid_out:
+        failures.append("cvode layout: auto's owners on 2 ranks are not CVODE alone's")
+    # (what auto chooses rests on measured wall times: on a loaded machine
+    # (a CI run) a QSS probe once won a stretch; the samples are CVODE's own
+    # only where it ran CVODE throughout)
+    if said == ["cvode"] and not same:
+        failures.append("cvode layout: auto ran CVODE throughout on 2 ranks and its samples "
+                        "differ from CVODE alone's")
 
 
 def check_foresight(args, failures):

@@ -617,8 +617,14 @@ static int activity_fell(const auto_run *A, int c, int current, double t) {
     if (c != CAND_QSS || current != CAND_BDF || !(k->activity_base > 0.0) ||
         activity_time(W) <= k->probe_t)
         return 0;
-    /* (the level this needs: the sum stops there) */
-    double below = k->activity_base * estimate(A, current, t) / (SWITCH_MARGIN * estimate(A, c, t));
+    /* (the level this needs: the sum stops there). CVODE's cost at the
+     * lower of now and when c was probed, and the activity itself fallen
+     * by SWITCH_MARGIN: a stretch of CVODE's that a loaded machine made
+     * dearer is not activity that fell (heat3d 20^3 on 2 ranks beside
+     * other runs: CVODE's stretches measured 1-11 s per unit of t) */
+    double cvode = estimate(A, current, t);
+    if (k->probe_against > 0.0) cvode = fmin(cvode, k->probe_against);
+    double below = k->activity_base * fmin(cvode / estimate(A, c, t), 1.0) / SWITCH_MARGIN;
     return activity_level(W, A->m, k->o.reltol, k->o.abstol, below, A->comm, A->o->halo != NULL) <
            below;
 }
