@@ -108,7 +108,10 @@ typedef struct integrator_def {
  *   and 525;
  * - auto, which probes one method while another runs: adr2d 636 (CVODE
  *   running, an mLIQSS2 probe), adr1d-vardiff N = 1e6 656 (4 probes),
- *   heat3d 521 without a probe; its figures give 725, 815 and 635. */
+ *   heat3d 521 without a probe; its figures give 725, 815 and 635. Its
+ *   watch on activity while CVODE runs (auto_activity.h) keeps three
+ *   looks' states: adr2d 1000 x 1000 to t = 0.05 (CVODE's start), 646 ->
+ *   671 (2026-12-01). */
 #define INTEGRATOR_MEMORY_QSS_STATE 140.0
 #define INTEGRATOR_MEMORY_QSS_ENTRY 16.0
 #define INTEGRATOR_MEMORY_PAIRS_ENTRY 24.0
