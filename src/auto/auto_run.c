@@ -606,14 +606,16 @@ static int probe(auto_run *A, int c, double t, const initial_values *from, char 
     return 0;
 }
 
-/* While CVODE runs: whether the QSS method, its cost as last measured beside
- * CVODE scaled by the activity since (auto_activity.h), would be cheaper by
- * SWITCH_MARGIN than CVODE is now. CVODE's cost does not fall when activity
- * dies out, so no alarm calls for that probe: on adr2d 300 x 300 (tol
- * 1e-3) LIQSS2, probed at t = 2.47 and 0.37 s per unit of t against
- * CVODE's 0.33, backed off to t = 6.88, where it cost 0.012 against
- * CVODE's 0.46. A probe on this word measures again (and its loss sets a
- * new base: the activity must fall further before the next). */
+/* While CVODE runs: whether the QSS method is worth a probe again on the
+ * activity's word: the activity (auto_activity.h) fell by SWITCH_MARGIN since
+ * its last probe beside CVODE, its cost as then measured, scaled by that
+ * fall, is below CVODE's by SWITCH_MARGIN, and the saving pays for the
+ * probe (below; collective, as every choice). CVODE's cost does not fall
+ * when activity dies out, so no alarm calls for that probe: on adr2d
+ * 300 x 300 (tol 1e-3) LIQSS2, probed at t = 2.47 and 0.37 s per unit of
+ * t against CVODE's 0.33, backed off to t = 6.88, where it cost 0.012
+ * against CVODE's 0.46. A probe on this word measures again (and its loss
+ * sets a new base: the activity must fall further before the next). */
 static int activity_fell(const auto_run *A, int c, int current, double t) {
     const candidate *k = &A->cand[c];
     activity_watch *W = (activity_watch *)&A->activity; /* (its cache) */
