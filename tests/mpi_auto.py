@@ -103,6 +103,13 @@ def segments_said(stdout):
     return re.findall(r"^    t = (\S+) +(\S+)", stdout, re.M)
 
 
+def methods_logged(g):
+    """/methods (the h5py group g) as [(t, method name)], from t0 on."""
+    names = g.attrs["names"]
+    names = (names.decode() if isinstance(names, bytes) else str(names)).split()
+    return [(float(t), names[int(k)]) for t, k in zip(g["t"][()], g["method"][()])]
+
+
 def methods_said(stdout):
     """The summary's methods over time, by name, in order."""
     return [m for _, m in segments_said(stdout)]
@@ -158,9 +165,7 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
             failures.append("%s auto P=%d: no /methods" % (name, p))
             return
         g = f["methods"]
-        names = g.attrs["names"]
-        names = (names.decode() if isinstance(names, bytes) else str(names)).split()
-        kept = [(float(t), names[int(k)]) for t, k in zip(g["t"][()], g["method"][()])]
+        kept = methods_logged(g)
         summary = [(float(t), m) for t, m in said]
         same = len(kept) == len(summary) and all(
             m == n and abs(t - s) <= 1e-5 * max(1.0, abs(t)) for (t, m), (s, n) in zip(kept, summary))
@@ -371,10 +376,7 @@ def check_probe_goes_on(args, failures):
         res = read_result(out)
         e = e_rr(res.states, xref)
         with h5py.File(out, "r") as f:
-            names = f["methods"].attrs["names"]
-            names = (names.decode() if isinstance(names, bytes) else str(names)).split()
-            logged = [(float(t), names[int(k)]) for t, k in
-                      zip(f["methods/t"][()], f["methods/method"][()])]
+            logged = methods_logged(f["methods"])
         print("vardiff goes on P=%d: e_rr %.3e (bound %.3e), methods %s, went on from %s "
               "(samples held %s), %d events, %d steps"
               % (p, e, bound, logged, froms, [int(k) for _, k in went], res.stats["events"],
