@@ -463,9 +463,14 @@ BUCK_MIXED = ["--problem", "buck-heatsink", "--method", "mixed", "--qss-method",
 def buck_phase(t, before=False, Ts=1e-4, duty=0.35, ton=1.3e-6, toff=5.5e-6):
     """buck-heatsink's switch and loss just after t (before: just before)
     with its default parameters: the PWM schedule of problems/buck.c
-    (phase_state)."""
+    (phase_state). The problem sets them at its time events, the schedule's
+    edges, a quarter of the shortest gap past each; a checkpoint may fall
+    anywhere between edges (t = 3.0920942731, 2.3e-7 before a loss edge: a
+    quarter gap past t is past that edge, where the problem has not been
+    yet), so "just after" here is a millionth of that gap: past t's own
+    rounding, short of any edge that t is not on."""
     gap = min(ton, toff, duty * Ts - ton, (1.0 - duty) * Ts - toff)
-    u = t - 0.25 * gap if before else t + 0.25 * gap
+    u = t - 1e-6 * gap if before else t + 1e-6 * gap
     ph = u - math.floor(u / Ts) * Ts
     return int(ph < duty * Ts), int(ph < ton or ph >= Ts - toff)
 
