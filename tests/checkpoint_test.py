@@ -684,11 +684,13 @@ def repeated_signals(args, s, fails):
     forwarding SIGTERM (odls_base_sigkill_timeout), which on a loaded machine comes
     before the checkpoint (docs/reliability.md)."""
     where = fresh(os.path.join(s, "timeout-1"))
-    # ADR to tf = 12: longer than the 3 s the signals leave it
-    run_args = [a if a != "4" or ADR[i - 1] != "--tf" else "12" for i, a in enumerate(ADR)]
+    # ADR to tf = 20: 4.6 s on a quiet machine, well past the 2 s the signals
+    # leave it (to tf = 12 it took 3.4 s, and a ctest run here once finished
+    # before timeout's 3 s: exit 0, no checkpoint)
+    run_args = [a if a != "4" or ADR[i - 1] != "--tf" else "20" for i, a in enumerate(ADR)]
     run_args += ["--output", "run.h5", "--checkpoint-every", "t=0.25"]
     # timeout's own exit code would be 124; --preserve-status gives qmol's
-    r = subprocess.run(["timeout", "--preserve-status", "-s", "TERM", "3"] + cmd(args, 1) +
+    r = subprocess.run(["timeout", "--preserve-status", "-s", "TERM", "2"] + cmd(args, 1) +
                        run_args, cwd=where, capture_output=True, text=True, timeout=600)
     ck = os.path.join(where, "run.ckpt.h5")
     print("timeout, 1 rank: exit %d, checkpoint at t=%s" % (r.returncode, ckpt_time(ck)))
