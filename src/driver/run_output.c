@@ -2,6 +2,7 @@
  * (run_internal.h). */
 #include "comm/agree.h"
 #include "mixed/assign.h"
+#include "core/big_alloc.h"
 #include "core/discontinuities.h"
 #include "core/integrator_registry.h"
 #include "driver/run_internal.h"
@@ -105,7 +106,7 @@ static int write_partition(h5out *out, run_layout *l, int64_t n, const unsigned 
  * per sample the counts at the previous sample and their change. */
 static int event_counts(run_ctx *r) {
     int32_t n = r->layout.m.n;
-    r->activity = calloc((size_t)n + 1, sizeof *r->activity);
+    r->activity = big_calloc((size_t)n + 1, sizeof *r->activity);
     if (comm_agree(r->comm, r->activity ? 0 : -1, NULL, 0)) return -1;
     r->o.activity = r->activity;
     if (!r->c.activity_per_sample) return 0;

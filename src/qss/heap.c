@@ -2,6 +2,8 @@
  * 4-ary heap (see heap.h). */
 #include "qss/heap.h"
 
+#include "core/big_alloc.h"
+
 #include <math.h>
 #include <stdlib.h>
 #if defined(__SSE2__)
@@ -25,7 +27,7 @@ int heap_init(event_heap *h, int32_t n) {
     h->nblocks = n > 0 ? (int32_t)(((int64_t)n + HEAP_BLOCK - 1) / HEAP_BLOCK) : 1;
     h->ngroups = (h->nblocks + HEAP_BLOCK - 1) / HEAP_BLOCK;
     size_t nb = (size_t)h->nblocks, ng = (size_t)h->ngroups;
-    h->time = malloc((size_t)(n ? n : 1) * sizeof *h->time);
+    h->time = big_alloc((size_t)n, sizeof *h->time, 0);
     h->earliest = malloc(nb * sizeof *h->earliest);
     h->block_time = malloc(ng * HEAP_BLOCK * sizeof *h->block_time);
     h->group_earliest = malloc(ng * sizeof *h->group_earliest);

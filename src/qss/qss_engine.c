@@ -1,6 +1,7 @@
 /* qss_engine.c: storage and the shared steps of the QSS family (advance,
  * derivatives, quanta, next times); the event loop is in qss_run.c. */
 #include "qss/qss_engine.h"
+#include "core/big_alloc.h"
 #include "core/initial.h"
 #include "qss/liqss.h"
 #include "qss/qss_journal.h"
@@ -185,7 +186,12 @@ void eng_prefetch_next(const qss_engine *e) {
         __builtin_prefetch(&e->m->dep_ptr[guess]);
         __builtin_prefetch(&e->m->row_ptr[guess]);
     }
-    __builtin_prefetch(&e->heap.time[guess]);
+    /* its block's times, whole: its event postpones it, and the block is
+     * scanned for the next earliest (heap_update; the array is 64-byte
+     * aligned, a block four lines) */
+    int32_t lo = guess - guess % HEAP_BLOCK;
+    for (int32_t k = lo; k < lo + HEAP_BLOCK && k < e->n; k += 8)
+        __builtin_prefetch(&e->heap.time[k]);
 }
 
 /* Gathers q (and its slope and half curvature) of row j at t into scratch,
@@ -759,13 +765,13 @@ int eng_alloc(qss_engine *e) {
     e->prefetch_inputs = n * sizeof *e->q > PREFETCH_INPUTS_BYTES;
     int ok = 1;
     /* one record a cache line */
-    ok &= (e->x = aligned_alloc(64, (n ? n : 1) * sizeof *e->x)) != NULL;
+    ok &= (e->x = big_alloc(n, sizeof *e->x, 0)) != NULL;
     if (e->x) {
         memset(e->x, 0, (n ? n : 1) * sizeof *e->x);
         for (size_t i = 0; i < n; i++)
             e->x[i].checked_age = INFINITY;
     }
-    ok &= (e->q = calloc(n ? n : 1, sizeof *e->q)) != NULL;
+    ok &= (e->q = big_alloc(n, sizeof *e->q, 1)) != NULL;
     size_t row = (size_t)e->m->max_row + 1;
     ok &= (e->vals = malloc(row * sizeof(double))) != NULL;
     ok &= (e->vals2 = malloc(row * sizeof(double))) != NULL;
@@ -799,7 +805,7 @@ int eng_alloc_estimates(qss_engine *e) {
     e->entry_stride = e->shapes.row && slots <= m->nnz + m->nnz / 4 ? m->max_row : 0;
     e->prefetch_row_start = !e->shapes.row || !e->entry_stride || !fused_rows(e);
     int64_t len = e->entry_stride ? slots : m->nnz;
-    e->entry = calloc((size_t)(len ? len : 1), sizeof *e->entry);
+    e->entry = big_alloc((size_t)len, sizeof *e->entry, 1);
     return e->entry ? 0 : -1;
 }
 

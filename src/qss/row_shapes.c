@@ -1,6 +1,8 @@
 /* row_shapes.c: rows and dependents lists as shapes (see row_shapes.h). */
 #include "qss/row_shapes.h"
 
+#include "core/big_alloc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,8 +95,8 @@ int row_shapes_build(row_shapes *s, const model *m) {
     T.cap_off = 64;
     T.off = malloc((size_t)T.cap_off * sizeof *T.off);
     /* (+ 1: no zero-byte allocation when there are no rows) */
-    s->row = malloc(((size_t)m->n + 1) * sizeof *s->row);
-    s->deps = malloc(((size_t)m->n_cols + 1) * sizeof *s->deps);
+    s->row = big_alloc((size_t)m->n + 1, sizeof *s->row, 0);
+    s->deps = big_alloc((size_t)m->n_cols + 1, sizeof *s->deps, 0);
     int rc = T.slot && T.start && T.own && T.off && s->row && s->deps ? 0 : -2;
     /* the table a quarter of the CSR's columns and dependents at most
      * (2 nnz entries): shapes that do not repeat are not worth it, and
