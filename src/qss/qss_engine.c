@@ -565,9 +565,9 @@ static void derivative_failed(qss_engine *e, int32_t j, double t, double f) {
 }
 
 void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
-    int fused = fused_rows(e);
-    uint16_t sh = e->linear.linear ? e->shapes.row[j] : 0;
-    if (fused && e->linear.linear && e->linear.linear[sh]) {
+    /* (linear shapes are found only where the rows are fused: eng_alloc) */
+    if (e->linear.linear && e->linear.linear[e->shapes.row[j]]) {
+        uint16_t sh = e->shapes.row[j];
         e->stats->row_evals++;
         e->stats->jac_rows++;
         double f = linear_row(e, j, t, sh);
@@ -578,6 +578,7 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
         e->x[j].c[1] = f;
         return;
     }
+    int fused = fused_rows(e);
     int len = gather_row(e, j, t);
     double f;
     if (fused) {
