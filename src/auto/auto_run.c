@@ -627,9 +627,9 @@ static int activity_fell(const auto_run *A, int c, int current, double t) {
      * by SWITCH_MARGIN: a stretch of CVODE's that a loaded machine made
      * dearer is not activity that fell (heat3d 20^3 on 2 ranks beside
      * other runs: CVODE's stretches measured 1-11 s per unit of t) */
-    double cvode = estimate(A, current, t);
+    double cvode = estimate(A, current, t), qss = estimate(A, c, t);
     if (k->probe_against > 0.0) cvode = fmin(cvode, k->probe_against);
-    double below = k->activity_base * fmin(cvode / estimate(A, c, t), 1.0) / SWITCH_MARGIN;
+    double below = k->activity_base * fmin(cvode / qss, 1.0) / SWITCH_MARGIN;
     double level =
         activity_level(W, A->m, k->o.reltol, k->o.abstol, below, A->comm, A->o->halo != NULL);
     if (!(level < below)) return 0;
@@ -639,7 +639,7 @@ static int activity_fell(const auto_run *A, int c, int current, double t) {
      * 0.00028 s per unit of t against CVODE's 0.00036, 0.02 s saved over
      * the horizon for a probe of 0.0125 s; it won, ran 36 of t, and CVODE
      * took over again: 0.236 s against CVODE alone's 0.16) */
-    double expected = estimate(A, c, t) * level / k->activity_base;
+    double expected = qss * level / k->activity_base;
     double horizon = fmin(A->o->tf - t, SWITCH_HORIZON * A->span);
     return (cvode - expected) * horizon > ACTIVITY_PAYBACK * k->probe_cost;
 }

@@ -186,12 +186,7 @@ void eng_prefetch_next(const qss_engine *e) {
         __builtin_prefetch(&e->m->dep_ptr[guess]);
         __builtin_prefetch(&e->m->row_ptr[guess]);
     }
-    /* its block's times, whole: its event postpones it, and the block is
-     * scanned for the next earliest (heap_update; the array is 64-byte
-     * aligned, a block four lines) */
-    int32_t lo = guess - guess % HEAP_BLOCK;
-    for (int32_t k = lo; k < lo + HEAP_BLOCK && k < e->n; k += 8)
-        __builtin_prefetch(&e->heap.time[k]);
+    heap_prefetch_block(&e->heap, guess); /* its event postpones it: a rescan */
 }
 
 /* Gathers q (and its slope and half curvature) of row j at t into scratch,
@@ -566,8 +561,8 @@ static void derivative_failed(qss_engine *e, int32_t j, double t, double f) {
 
 void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
     /* (linear shapes are found only where the rows are fused: eng_alloc) */
-    if (e->linear.linear && e->linear.linear[e->shapes.row[j]]) {
-        uint16_t sh = e->shapes.row[j];
+    uint16_t sh = e->linear.linear ? e->shapes.row[j] : 0;
+    if (e->linear.linear && e->linear.linear[sh]) {
         e->stats->row_evals++;
         e->stats->jac_rows++;
         double f = linear_row(e, j, t, sh);
