@@ -1,6 +1,8 @@
 """accuracy: what the accuracy scripts and tests share about result files.
 
   read_result(path)      a qmol result file as a Result: time, states, attrs, stats
+  methods_logged(f)      /methods of an open file (--method auto's segments) as
+                         [(start t, method name)], [] without it
   stats_of(f)            /stats's attributes of an open file: seconds (wall_*,
                          events_per_second) as float, counts as int
   read_stats(path)       the same from a path, without reading /states
@@ -43,6 +45,17 @@ def read_stats(path):
 def text(v):
     """An HDF5 attribute as str when it is a string (h5py may give bytes)."""
     return v.decode() if isinstance(v, bytes) else v
+
+
+def methods_logged(f):
+    """/methods of an open h5py.File (a run whose method changed as it ran,
+    --method auto) as [(t, method name)], each segment's start and method in
+    order; [] without /methods."""
+    if "methods" not in f:
+        return []
+    g = f["methods"]
+    names = str(text(g.attrs["names"])).split()
+    return [(float(t), names[int(k)]) for t, k in zip(g["t"][()], g["method"][()])]
 
 
 class Result:

@@ -61,7 +61,7 @@ import h5py
 from script_support import finish, parse_args
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-from accuracy import e_rr, heat_exact, read_result  # noqa: E402
+from accuracy import e_rr, heat_exact, methods_logged, read_result  # noqa: E402
 
 TOL = 1e-3
 # auto's QSS method when --qss-method is not given (src/driver/config.c)
@@ -101,13 +101,6 @@ CASES = {
 def segments_said(stdout):
     """The summary's methods over time: (t as printed, method) per segment."""
     return re.findall(r"^    t = (\S+) +(\S+)", stdout, re.M)
-
-
-def methods_logged(g):
-    """/methods (the h5py group g) as [(t, method name)], from t0 on."""
-    names = g.attrs["names"]
-    names = (names.decode() if isinstance(names, bytes) else str(names)).split()
-    return [(float(t), names[int(k)]) for t, k in zip(g["t"][()], g["method"][()])]
 
 
 def methods_said(stdout):
@@ -165,7 +158,7 @@ def check_auto(args, name, p, problem, tf, xref, bound, failures):
             failures.append("%s auto P=%d: no /methods" % (name, p))
             return
         g = f["methods"]
-        kept = methods_logged(g)
+        kept = methods_logged(f)
         summary = [(float(t), m) for t, m in said]
         same = len(kept) == len(summary) and all(
             m == n and abs(t - s) <= 1e-5 * max(1.0, abs(t)) for (t, m), (s, n) in zip(kept, summary))
@@ -376,7 +369,7 @@ def check_probe_goes_on(args, failures):
         res = read_result(out)
         e = e_rr(res.states, xref)
         with h5py.File(out, "r") as f:
-            logged = methods_logged(f["methods"])
+            logged = methods_logged(f)
         print("vardiff goes on P=%d: e_rr %.3e (bound %.3e), methods %s, went on from %s "
               "(samples held %s), %d events, %d steps"
               % (p, e, bound, logged, froms, [int(k) for _, k in went], res.stats["events"],
