@@ -33,8 +33,9 @@
  *    switched on) make due for a probe at once every candidate that may be
  *    cheaper than the run now, and those whose back-off is over within
  *    PROBE_SHARE (but a QSS method held after a hand-over ahead of
- *    activity, and the mixed split while its floor says it cannot win:
- *    mixed_floor).
+ *    activity, the mixed split while its floor says it cannot win:
+ *    mixed_floor, and CVODE while the time events' floor says so:
+ *    bdf_floor).
  *  - While the QSS method runs the states the mixed candidate puts on BDF,
  *    the run looks ahead (auto_foresight.h): when activity approaching them
  *    will reach them within LEAD of the span, the mixed method takes over
@@ -59,6 +60,7 @@
  * variables can be saved and put back (qmol.h get_discrete, set_discrete).
  */
 #include "auto/auto_activity.h"
+#include "auto/auto_floor.h"
 #include "auto/auto_foresight.h"
 #include "auto/auto_meter.h"
 #include "comm/halo.h"
@@ -211,6 +213,11 @@ typedef struct auto_run {
     /* the mixed split's least share of CVODE's cost (0: none), found at
      * mixed_share_t while CVODE ran */
     double mixed_share, mixed_share_t;
+    /* the running segment's counters (NULL: none runs) and its start; what
+     * a CVODE start evaluates at least, the slowest rank's (auto_floor.h; 0:
+     * not timed yet) */
+    const qmol_stats *seg_stats;
+    double seg_stats_t, start_wall;
     /* the running segment's cost when first weighed, and when (NAN: not
      * yet): the base of its projected cost */
     double trend_t, trend_rate;
@@ -761,6 +768,49 @@ static void mixed_floor(auto_run *A, const integrator_state *s, int current, dou
         fprintf(stderr, "auto: mixed    not probed at %.6g: it costs at least %.4g\n", t, floor);
 }
 
+/* On a problem with time events, CVODE is probed only where it can win:
+ * it costs at least the running segment's time events per unit of t times
+ * what each of its starts evaluates (auto_floor.h: f twice over every row,
+ * and the Jacobian once when it has the problem's). Not probed, alarm or
+ * not, for HORIZON of the span when that floor is above the run's cost now
+ * over SWITCH_MARGIN (its back-off stays). Crossings are not counted: the
+ * running method may find more of them than CVODE would. Collective. */
+static void bdf_floor(auto_run *A, const integrator_state *s, int current, double t, double now,
+                      int alarm) {
+    const qmol_problem *p = A->m->problem;
+    if (current == CAND_BDF || !A->seg_stats || !(t > A->seg_stats_t) || !p->next_time_event ||
+        !worth_probing(A, CAND_BDF, current, t, alarm))
+        return;
+    if (!(A->start_wall > 0.0)) { /* (timed once, at the run's states now) */
+        s->states(s->ictx, t, A->x);
+        if (A->o->halo) halo_exchange(A->o->halo, A->x);
+        int jac = A->cand[CAND_BDF].o.use_jacobian && p->jac;
+        qmol_stats *st = A->stats; /* (its evaluations are the run's work) */
+        double f = rows_wall(A->m, t, A->x, 0, &st->row_evals);
+        A->start_wall = 2.0 * f + (jac ? rows_wall(A->m, t, A->x, 1, &st->jac_rows) : f);
+        if (A->o->halo)
+            MPI_Allreduce(MPI_IN_PLACE, &A->start_wall, 1, MPI_DOUBLE, MPI_MAX, A->comm);
+    }
+    double events = (double)A->seg_stats->time_events / (t - A->seg_stats_t);
+    if (A->o->halo) MPI_Allreduce(MPI_IN_PLACE, &events, 1, MPI_DOUBLE, MPI_MAX, A->comm);
+    double floor = events * A->start_wall;
+    if (!(floor * SWITCH_MARGIN >= now)) return;
+    A->cand[CAND_BDF].floor_until = t + HORIZON * A->span;
+    if (tracing(A))
+        fprintf(stderr, "auto: %-8s not probed at %.6g: it costs at least %.4g\n",
+                A->cand[CAND_BDF].o.method->name, t, floor);
+}
+
+/* The run's cost now: its last stretch (on an alarm, the stretch so far);
+ * CVODE's at the step it would take next, if less (its steps may still be
+ * growing from its start). */
+static double run_cost_now(const auto_run *A, const integrator_state *s) {
+    double now = A->seg.last_rate;
+    if (s->next_step > 0.0 && A->seg.last_windows > 0)
+        now = fmin(now, A->seg.last_wall / A->seg.last_windows / s->next_step);
+    return now;
+}
+
 /* At a window end of the run (t, its state s): probes the candidates due
  * (more on an alarm: worth_probing) from its states, and sets A->switch_to
  * when one should take over. Returns 0, or a probe's failing code. */
@@ -768,13 +818,7 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
                      size_t errlen) {
     int current = A->running, due = 0;
     candidate *k = &A->cand[current];
-    double rate = k->rate, run_rate = k->run_rate, run_t = k->run_t;
-    /* the run's cost: its last stretch (on an alarm, the stretch so far);
-     * CVODE's at the step it would take next, if less (its steps may still
-     * be growing from its start) */
-    double now = A->seg.last_rate;
-    if (s->next_step > 0.0 && A->seg.last_windows > 0)
-        now = fmin(now, A->seg.last_wall / A->seg.last_windows / s->next_step);
+    double rate = k->rate, run_rate = k->run_rate, run_t = k->run_t, now = run_cost_now(A, s);
     if (isnan(A->trend_t)) A->trend_t = t, A->trend_rate = now;
     k->run_rate = now, k->run_t = t;
     /* (weighed over the switch's horizon, as choose does) */
@@ -784,6 +828,7 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
         k->probed_run = 0.0;
     }
     mixed_floor(A, s, current, t, now, alarm);
+    bdf_floor(A, s, current, t, now, alarm);
     for (int c = 0; c < A->ncand; c++)
         due |= worth_probing(A, c, current, t, alarm);
     if (!due) {
@@ -1357,7 +1402,9 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
         foresight_start(&A->fs, o.activity, A->m->n);
     }
     A->in_segment = 1;
+    A->seg_stats = &s, A->seg_stats_t = t;
     int rc = o.method->integrate(A->m, &o, segment_sample, A, &s, err, errlen);
+    A->seg_stats = NULL;
     A->in_segment = 0;
     if (A->adopted) return adopted_outer(A, o.method, rc, &s, next_k, total, err, errlen);
     double cost = meter_cost(M);
