@@ -6,9 +6,10 @@
  * at least once more in its first step's Newton iteration, and its first
  * linear set-up evaluates the Jacobian afresh (SUNDIALS' CVLS re-evaluates
  * it at step 0): two evaluations of every row and, with the problem's
- * Jacobian, one of every Jacobian row, per time event. Times the time
- * events per unit of t, a floor under CVODE's cost that needs no probe of
- * CVODE (buck-heatsink: 40,000 time events per unit of t, 6.1 evaluations
+ * Jacobian, one of every Jacobian row (without, one more of f: a
+ * difference quotient evaluates f at least once), per time event. Times
+ * the time events per unit of t, a floor under CVODE's cost that needs no
+ * probe of CVODE (buck-heatsink: 40,000 time events per unit of t, 6.1 evaluations
  * of f and 1.08 Jacobians per event, measured; CVODE's first probe beside
  * the mixed method took 0.27 s of a 2 s run and lost by 50x).
  */
