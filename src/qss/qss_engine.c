@@ -516,6 +516,38 @@ static inline int fused_rows(const qss_engine *e) {
     return e->analytic_jac && e->order == 2 && !e->p->explicit_time;
 }
 
+/* f0 + sum_k c_k q_k(t) over a row's len inputs, and the slope of the sum
+ * added to *fdot, in the entries' order (the same rounding whatever len). */
+static inline double linear_sum_of(const qss_q *restrict q, const int32_t *restrict cols,
+                                   const double *restrict c, int len, double t, double f,
+                                   double *fdot) {
+    double slope_sum = *fdot;
+    for (int k = 0; k < len; k++) {
+        const qss_q *qc = q + cols[k];
+        double slope = qc->c[1];
+        f += c[k] * (qc->c[0] + (t - qc->tq) * slope);
+        slope_sum += c[k] * slope;
+    }
+    *fdot = slope_sum;
+    return f;
+}
+
+/* linear_sum_of with the grids' row lengths unrolled (1D 3, 2D 5, 3D 7). */
+static inline double linear_sum(const qss_q *restrict q, const int32_t *restrict cols,
+                                const double *restrict c, int len, double t, double f,
+                                double *fdot) {
+    switch (len) {
+    case 3:
+        return linear_sum_of(q, cols, c, 3, t, f, fdot);
+    case 5:
+        return linear_sum_of(q, cols, c, 5, t, f, fdot);
+    case 7:
+        return linear_sum_of(q, cols, c, 7, t, f, fdot);
+    default:
+        return linear_sum_of(q, cols, c, len, t, f, fdot);
+    }
+}
+
 /* Order 2, row j of a linear shape (linear_rows.h): f, its slope along q
  * and its Jacobian row from the shape's b and c, and own_term. */
 static double linear_row(qss_engine *e, int32_t j, double t, uint16_t sh) {
@@ -525,13 +557,8 @@ static double linear_row(qss_engine *e, int32_t j, double t, uint16_t sh) {
     const double *restrict c = e->linear.coef + e->shapes.start[sh];
     const qss_q *restrict q = e->q + base;
     int own = e->shapes.own[sh];
-    double f = e->linear.constant[sh], fdot = 0.0;
-    for (int k = 0; k < len; k++) {
-        const qss_q *qc = q + cols[k];
-        double slope = qc->c[1];
-        f += c[k] * (qc->c[0] + (t - qc->tq) * slope);
-        fdot += c[k] * slope;
-    }
+    double fdot = 0.0;
+    double f = linear_sum(q, cols, c, len, t, e->linear.constant[sh], &fdot);
     const qss_q *qo = q + cols[own];
     double dg = 0.0, slope = qo->c[1];
     f += e->p->own_term(e->p->data, model_gid(e->m, j), qo->c[0] + (t - qo->tq) * slope, &dg);
