@@ -19,9 +19,7 @@ double rows_wall(const model *m, double t, const double *x, int jacobian, uint64
     for (int k = 0; k < TIMINGS; k++) {
         double w0 = wallclock_seconds(), sum = 0.0;
         for (int32_t j = 0; j < m->n; j++) {
-            const int32_t *col = m->row_col + m->row_ptr[j];
-            for (int e = 0, len = model_row_length(m, j); e < len; e++)
-                vals[e] = x[col[e]];
+            model_gather(m, j, x, vals);
             if (jacobian) {
                 model_jac(m, j, t, vals, dfdv, scratch);
                 sum += dfdv[0];

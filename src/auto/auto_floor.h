@@ -9,9 +9,9 @@
  * Jacobian, one of every Jacobian row (without, one more of f: a
  * difference quotient evaluates f at least once), per time event. Times
  * the time events per unit of t, a floor under CVODE's cost that needs no
- * probe of CVODE (buck-heatsink: 40,000 time events per unit of t, 6.1 evaluations
- * of f and 1.08 Jacobians per event, measured; CVODE's first probe beside
- * the mixed method took 0.27 s of a 2 s run and lost by 50x).
+ * probe of CVODE (buck-heatsink: 40,000 time events per unit of t, 6.1
+ * evaluations of f and 1.08 Jacobians per event, measured; CVODE's first
+ * probe beside the mixed method took 0.27 s of a 2 s run and lost by 50x).
  */
 #ifndef QMOL_AUTO_FLOOR_H
 #define QMOL_AUTO_FLOOR_H
@@ -21,8 +21,8 @@
 /* Wall seconds of one evaluation of every row of m at t (jacobian: of every
  * Jacobian row; the problem's jac must be set), the values of the n_cols
  * local states in x: the least of a few, so that the floor stays under
- * what CVODE pays (a slow one is the machine's, not the rows'). Adds the rows
- * it evaluated to *evaluated. 0 when out of memory. */
+ * what CVODE pays (a slow one is the machine's, not the rows'). Adds the
+ * rows it evaluated to *evaluated. 0 when out of memory. */
 double rows_wall(const model *m, double t, const double *x, int jacobian, uint64_t *evaluated);
 
 #endif

@@ -69,6 +69,16 @@ static inline int model_row_length(const model *m, int32_t j) {
     return (int)(m->row_ptr[j + 1] - m->row_ptr[j]);
 }
 
+/* Row j's values, in the model's order, from the local states x (n_cols
+ * values) into vals (model_rhs's and model_jac's vals); returns the row's
+ * length. */
+static inline int model_gather(const model *m, int32_t j, const double *x, double *vals) {
+    int64_t start = m->row_ptr[j], len = m->row_ptr[j + 1] - start;
+    for (int64_t k = 0; k < len; k++)
+        vals[k] = x[m->row_col[start + k]];
+    return (int)len;
+}
+
 /* Doubles of scratch that model_rhs and model_jac need: 0 when no row
  * repeats a state. */
 static inline size_t model_scratch_size(const model *m) {

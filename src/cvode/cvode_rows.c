@@ -73,12 +73,6 @@ static double *listed_of(const cv_run *r, double *vals) {
     return vals + r->m->max_row;
 }
 
-static void gather(const model *m, int32_t j, const double *x, double *vals) {
-    int64_t start = m->row_ptr[j], len = m->row_ptr[j + 1] - start;
-    for (int64_t k = 0; k < len; k++)
-        vals[k] = x[m->row_col[start + k]];
-}
-
 int cvr_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
     cv_run *r = user_data;
     const model *m = r->m;
@@ -89,7 +83,7 @@ int cvr_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
 #pragma omp parallel for num_threads(r->nthreads) if (n >= CVR_OMP_MIN_ROWS) reduction(| : bad)
     for (int32_t j = 0; j < n; j++) {
         double *vals = thread_vals(r);
-        gather(m, j, x, vals);
+        model_gather(m, j, x, vals);
         f[j] = model_rhs(m, j, t, vals, listed_of(r, vals));
         bad |= !isfinite(f[j]);
     }
@@ -114,7 +108,7 @@ static int row_jacobian(const cv_run *r, int32_t j, double t, const double *x, d
     const model *m = r->m;
     double *listed = listed_of(r, vals);
     int64_t len = model_row_length(m, j);
-    gather(m, j, x, vals);
+    model_gather(m, j, x, vals);
     if (r->analytic_jac) {
         model_jac(m, j, t, vals, dfdv, listed);
     } else {

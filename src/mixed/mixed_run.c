@@ -211,9 +211,7 @@ static void renew_bdf_columns(mixed *x, double t, double span, int measure_drift
     fill_inputs(x, t, x->y, INPUTS_CURRENT, w + x->nb);
     for (int32_t s = 0; s < x->nslope_rows; s++) {
         int32_t b = x->slope_rows[s];
-        int64_t start = mb->row_ptr[b];
-        for (int64_t k = start; k < mb->row_ptr[b + 1]; k++)
-            x->vals[k - start] = w[mb->row_col[k]];
+        model_gather(mb, b, w, x->vals);
         x->ydot[b] = model_rhs(mb, b, t, x->vals, x->listed);
         e->stats->row_evals++;
     }

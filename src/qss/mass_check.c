@@ -6,21 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Row j's inputs at the states c->x, into e->vals; returns the row's
- * length. */
-static int64_t gather_x(qss_engine *e, const double *x, int32_t j) {
-    const model *m = e->m;
-    int64_t start = m->row_ptr[j], len = m->row_ptr[j + 1] - start;
-    for (int64_t k = 0; k < len; k++)
-        e->vals[k] = x[m->row_col[start + k]];
-    return len;
-}
-
 /* Row i's Jacobian at c->x into e->dfdv: the problem's, or forward
  * differences entry by entry. Returns f_i(x). */
 static double row_at_x(mass_check *c, qss_engine *e, int32_t i, double t) {
     const model *m = e->m;
-    int64_t start = m->row_ptr[i], len = gather_x(e, c->x, i);
+    int64_t start = m->row_ptr[i], len = model_gather(m, i, c->x, e->vals);
     double f = model_rhs(m, i, t, e->vals, e->listed);
     e->stats->row_evals++;
     if (e->analytic_jac) {
