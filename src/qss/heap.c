@@ -6,9 +6,15 @@
 
 #include <math.h>
 #include <stdlib.h>
-#if defined(__SSE2__)
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+
+/* earliest_of a whole block (HEAP_BLOCK times), the widest way the
+ * processor has: chosen at the first queue made (heap_block_scan). */
+static int32_t (*full_block_earliest)(const double *time);
 
 #define ARITY 4 /* earliest_child's tournament is written for 4 */
 
@@ -23,6 +29,7 @@ static inline void place(event_heap *h, int32_t pos, heap_node v) {
 }
 
 int heap_init(event_heap *h, int32_t n) {
+    if (!full_block_earliest) heap_block_scan(1);
     h->n = n;
     h->nblocks = n > 0 ? (int32_t)(((int64_t)n + HEAP_BLOCK - 1) / HEAP_BLOCK) : 1;
     h->ngroups = (h->nblocks + HEAP_BLOCK - 1) / HEAP_BLOCK;
@@ -33,7 +40,10 @@ int heap_init(event_heap *h, int32_t n) {
     h->group_earliest = malloc(ng * sizeof *h->group_earliest);
     h->node = malloc(ng * sizeof *h->node);
     h->slot = malloc(ng * sizeof *h->slot);
-    if (!h->time || !h->earliest || !h->block_time || !h->group_earliest || !h->node || !h->slot) {
+    h->nodes = ng > HEAP_BLOCK ? h->ngroups : 1;
+    h->group_time = ng > HEAP_BLOCK ? NULL : malloc(HEAP_BLOCK * sizeof *h->group_time);
+    if (!h->time || !h->earliest || !h->block_time || !h->group_earliest || !h->node || !h->slot ||
+        (h->nodes == 1 && !h->group_time)) {
         heap_free(h);
         return -1;
     }
@@ -47,7 +57,12 @@ int heap_init(event_heap *h, int32_t n) {
         h->earliest[b] = n > 0 ? b * HEAP_BLOCK : -1;
     for (int32_t g = 0; g < h->ngroups; g++) {
         h->group_earliest[g] = g * HEAP_BLOCK;
-        place(h, g, (heap_node){INFINITY, g});
+        if (h->nodes > 1) place(h, g, (heap_node){INFINITY, g});
+    }
+    if (h->nodes == 1) {
+        for (int g = 0; g < HEAP_BLOCK; g++)
+            h->group_time[g] = INFINITY;
+        place(h, 0, (heap_node){INFINITY, 0});
     }
     return 0;
 }
@@ -59,10 +74,11 @@ void heap_free(event_heap *h) {
     free(h->group_earliest);
     free(h->node);
     free(h->slot);
-    h->time = h->block_time = NULL;
+    free(h->group_time);
+    h->time = h->block_time = h->group_time = NULL;
     h->earliest = h->group_earliest = h->slot = NULL;
     h->node = NULL;
-    h->n = h->nblocks = h->ngroups = 0;
+    h->n = h->nblocks = h->ngroups = h->nodes = 0;
 }
 
 static void sift_up(event_heap *h, int32_t pos, heap_node v) {
@@ -80,14 +96,14 @@ static void sift_up(event_heap *h, int32_t pos, heap_node v) {
  * pairwise tournament of a full family finds the same child as a scan. */
 static inline int32_t earliest_child(const event_heap *h, int32_t first) {
     const heap_node *node = h->node;
-    if (first + ARITY <= h->ngroups) {
+    if (first + ARITY <= h->nodes) {
         const heap_node *c = node + first;
         int32_t a = before(c[1], c[0]);
         int32_t b = 2 + before(c[3], c[2]);
         return first + a + (b - a) * before(c[b], c[a]);
     }
     int32_t best = first;
-    for (int32_t c = first + 1; c < h->ngroups; c++)
+    for (int32_t c = first + 1; c < h->nodes; c++)
         if (before(node[c], node[best])) best = c;
     return best;
 }
@@ -95,7 +111,7 @@ static inline int32_t earliest_child(const event_heap *h, int32_t first) {
 static void sift_down(event_heap *h, int32_t pos, heap_node v) {
     for (;;) {
         int32_t first = ARITY * pos + 1;
-        if (first >= h->ngroups) break;
+        if (first >= h->nodes) break;
         int32_t best = earliest_child(h, first);
         if (!before(h->node[best], v)) break;
         place(h, pos, h->node[best]);
@@ -116,7 +132,7 @@ static int32_t earliest_of(const double *time, int32_t len) {
 /* earliest_of a whole block, without a branch per time: the smallest value
  * by SSE2 minima in four independent chains, then the first position
  * holding it from the comparisons' bit masks (the same position). */
-static int32_t full_block_earliest(const double *time) {
+static int32_t block_earliest_sse2(const double *time) {
 #if defined(__SSE2__) && HEAP_BLOCK == 32
     __m128d m[4];
     for (int c = 0; c < 4; c++)
@@ -136,8 +152,62 @@ static int32_t full_block_earliest(const double *time) {
 #endif
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && HEAP_BLOCK == 32
+#define HAVE_AVX2_SCAN 1
+/* The same with AVX2's four-wide minima and comparisons: about half the
+ * instructions (a postponed earliest rescans its block and its group at
+ * every event). Minima are exact, so the position is the same. */
+__attribute__((target("avx2"))) static int32_t block_earliest_avx2(const double *time) {
+    __m256d m0 = _mm256_min_pd(_mm256_loadu_pd(time), _mm256_loadu_pd(time + 16));
+    __m256d m1 = _mm256_min_pd(_mm256_loadu_pd(time + 4), _mm256_loadu_pd(time + 20));
+    __m256d m2 = _mm256_min_pd(_mm256_loadu_pd(time + 8), _mm256_loadu_pd(time + 24));
+    __m256d m3 = _mm256_min_pd(_mm256_loadu_pd(time + 12), _mm256_loadu_pd(time + 28));
+    __m256d low = _mm256_min_pd(_mm256_min_pd(m0, m1), _mm256_min_pd(m2, m3));
+    low = _mm256_min_pd(low, _mm256_permute2f128_pd(low, low, 1));
+    low = _mm256_min_pd(low, _mm256_permute_pd(low, 5));
+    uint32_t at = 0;
+    for (int k = 0; k < HEAP_BLOCK; k += 4)
+        at |=
+            (uint32_t)_mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(time + k), low, _CMP_EQ_OQ))
+            << k;
+    return (int32_t)__builtin_ctz(at);
+}
+#endif
+
+void heap_block_scan(int widest) {
+    full_block_earliest = block_earliest_sse2;
+#ifdef HAVE_AVX2_SCAN
+    __builtin_cpu_init();
+    if (widest && __builtin_cpu_supports("avx2")) full_block_earliest = block_earliest_avx2;
+#endif
+    (void)widest;
+}
+
+/* Few groups (one queue node): group g's earliest time became t; the top
+ * is the earliest group, found again by a scan of the group times when it
+ * is postponed (cheaper than a heap's sift-down below HEAP_BLOCK groups). */
+static void flat_group_moved(event_heap *h, int32_t g, double t) {
+    double *gt = h->group_time;
+    heap_node top = h->node[0];
+    gt[g] = t;
+    if (g != top.id) { /* g becomes the top only by coming before it */
+        if (t < top.time || (t == top.time && g < top.id)) h->node[0] = (heap_node){t, g};
+        return;
+    }
+    if (t <= top.time) { /* the top came earlier: it stays the top */
+        h->node[0].time = t;
+        return;
+    }
+    int32_t best = full_block_earliest(gt);
+    h->node[0] = (heap_node){gt[best], best};
+}
+
 /* Group g's earliest time became t: moves g in the heap. */
 static void group_moved(event_heap *h, int32_t g, double t) {
+    if (h->nodes == 1) {
+        flat_group_moved(h, g, t);
+        return;
+    }
     int32_t pos = h->slot[g];
     heap_node old = h->node[pos], v = {t, g};
     if (before(v, old))

@@ -9,7 +9,9 @@
  * groups of HEAP_BLOCK consecutive blocks. Each block keeps its earliest
  * state and that state's time, each group its earliest block, and an
  * indexed 4-ary min-heap orders the groups (n / HEAP_BLOCK^2 of them: at
- * 1e6 states 977 groups, 16 KB, in the first-level cache). An update writes
+ * 1e6 states 977 groups, 16 KB, in the first-level cache); up to
+ * HEAP_BLOCK groups (32,768 states) their times are scanned as a block's
+ * are, and the heap holds only the earliest. An update writes
  * the state's time and goes up a level only when the block's earliest
  * changes, and to the heap only when the group's does; an earliest that is
  * postponed has its block's (or group's) HEAP_BLOCK times scanned again
@@ -40,12 +42,18 @@ typedef struct event_heap {
     int32_t *group_earliest; /* group_earliest[g]: group g's block with the earliest state */
     heap_node *node;         /* the groups in heap order */
     int32_t *slot;           /* slot[g]: position of group g in node */
+    int32_t nodes;           /* groups in node: ngroups, or 1 (the earliest) where few */
+    double *group_time;      /* where few: every group's earliest time (HEAP_BLOCK), else NULL */
 } event_heap;
 
 /* All times start at +infinity. Returns 0 or -1 (out of memory). */
 int heap_init(event_heap *h, int32_t n);
 void heap_free(event_heap *h);
 void heap_update(event_heap *h, int32_t i, double t);
+/* How a block's times are scanned: with the processor's widest vectors
+ * (AVX2 where it has them; the default, chosen at the first heap_init) or,
+ * widest 0, with SSE2 (tests run both). The same results either way. */
+void heap_block_scan(int widest);
 /* The state with the earliest (time, id) (-1 when n is 0), and its time. */
 static inline int32_t heap_top(const event_heap *h) {
     return h->earliest[h->group_earliest[h->node[0].id]];
@@ -54,11 +62,11 @@ static inline double heap_top_time(const event_heap *h) {
     return h->node[0].time;
 }
 /* A guess at the state after the top, in another block (-1 when there is
- * one block): what to prefetch. With several groups, the earliest state of
+ * one block): what to prefetch. With a heap of groups, the earliest state of
  * the top group's earliest child group; else of the block after the top's
  * (or before it, for the last). */
 static inline int32_t heap_next_guess(const event_heap *h) {
-    int32_t n = h->ngroups, best = -1;
+    int32_t n = h->nodes, best = -1;
     for (int32_t c = 1; c <= 4 && c < n; c++)
         if (best < 0 || h->node[c].time < h->node[best].time) best = c;
     if (best >= 0) return h->earliest[h->group_earliest[h->node[best].id]];

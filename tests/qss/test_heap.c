@@ -26,9 +26,10 @@ static double *start_heap(event_heap *h, int32_t n) {
 static void random_updates(void **state) {
     (void)state;
     /* one block (HEAP_BLOCK 32), a partial second, one group of blocks
-     * (HEAP_BLOCK of them) and a partial one, several levels of groups in
-     * the heap (33,000: 32 groups and a partial) */
-    const int32_t sizes[] = {1, 2, 5, 17, 33, 1000, 1025, 4129, 33000};
+     * (HEAP_BLOCK of them) and a partial one, several groups scanned as a
+     * block (32,768: 32, the most so kept), several
+     * levels of groups in the heap (33,000: 32 groups and a partial) */
+    const int32_t sizes[] = {1, 2, 5, 17, 33, 1000, 1025, 4129, 32768, 33000};
     unsigned seed = 12345;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int32_t n = sizes[s];
@@ -93,32 +94,47 @@ static void batched_updates(void **state) {
     }
 }
 
-/* Popping by pushing the top to infinity yields (time, id) order. */
+/* Popping by pushing the top to infinity yields (time, id) order: every
+ * pop postpones the earliest block and group (one block; groups scanned as
+ * a block; groups in the heap). */
 static void drains_in_order(void **state) {
     (void)state;
-    const int32_t n = 300;
-    event_heap h;
-    assert_int_equal(heap_init(&h, n), 0);
-    for (int32_t i = 0; i < n; i++)
-        heap_update(&h, i, (double)((i * 7919) % 13));
-    double last_t = -1.0;
-    int32_t last_id = -1;
-    for (int32_t k = 0; k < n; k++) {
-        int32_t i = heap_top(&h);
-        double ti = heap_top_time(&h);
-        assert_true(ti > last_t || (ti == last_t && i > last_id));
-        last_t = ti;
-        last_id = i;
-        heap_update(&h, i, INFINITY);
+    const int32_t sizes[] = {300, 5000, 40000};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int32_t n = sizes[s];
+        event_heap h;
+        assert_int_equal(heap_init(&h, n), 0);
+        for (int32_t i = 0; i < n; i++)
+            heap_update(&h, i, (double)((i * 7919) % 13));
+        double last_t = -1.0;
+        int32_t last_id = -1;
+        for (int32_t k = 0; k < n; k++) {
+            int32_t i = heap_top(&h);
+            double ti = heap_top_time(&h);
+            assert_true(ti > last_t || (ti == last_t && i > last_id));
+            last_t = ti;
+            last_id = i;
+            heap_update(&h, i, INFINITY);
+        }
+        assert_true(isinf(heap_top_time(&h)));
+        heap_free(&h);
     }
-    assert_true(isinf(heap_top_time(&h)));
-    heap_free(&h);
+}
+
+/* The same with SSE2's scans of a block where AVX2's ran above. */
+static void sse2_scans(void **state) {
+    heap_block_scan(0);
+    random_updates(state);
+    batched_updates(state);
+    drains_in_order(state);
+    heap_block_scan(1);
 }
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(random_updates),
     cmocka_unit_test(batched_updates),
     cmocka_unit_test(drains_in_order),
+    cmocka_unit_test(sse2_scans),
 };
 
 int main(int argc, char **argv) {
