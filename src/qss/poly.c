@@ -13,7 +13,9 @@ static double linear_root(double c0, double c1) {
     return s > 0.0 ? s : INFINITY;
 }
 
-static double quadratic_root(double c0, double c1, double c2) {
+/* (inlined: every QSS schedule of order 2 ends here) */
+static inline __attribute__((always_inline)) double quadratic_root(double c0, double c1,
+                                                                   double c2) {
     if ((c0 < 0.0 && c2 > 0.0) || (c0 > 0.0 && c2 < 0.0)) {
         /* one positive root, the other negative (the usual exit: x - q
          * inside the band, bending out of it): the same formulas as below,

@@ -495,6 +495,17 @@ void eng_input_changed(qss_engine *e, int32_t j, double t) {
     e->method->reschedule(e, j, t);
 }
 
+/* x_j's value advanced to t, its slope and curvature left as they were:
+ * eng_eval_derivs, which comes next, sets them all (or the run fails). */
+static inline void advance_value(qss_engine *e, int32_t j, double t) {
+    journal_touch(e, j);
+    double h = t - e->x[j].tx;
+    if (h == 0.0) return;
+    const double *c = e->x[j].c;
+    e->x[j].c[0] = c[0] + h * (c[1] + h * (c[2] + h * c[3]));
+    e->x[j].tx = t;
+}
+
 void eng_readers_changed(qss_engine *e, int32_t i, double t) {
     int32_t base;
     int len = 0;
@@ -502,7 +513,7 @@ void eng_readers_changed(qss_engine *e, int32_t i, double t) {
     for (int lo = 0; lo < len; lo += ENG_BATCH) {
         int hi = len - lo > ENG_BATCH ? lo + ENG_BATCH : len;
         for (int p = lo; p < hi; p++) {
-            eng_advance_x(e, base + deps[p], t);
+            advance_value(e, base + deps[p], t);
             eng_eval_derivs(e, base + deps[p], t);
         }
         for (int p = lo; p < hi; p++)
@@ -651,17 +662,25 @@ void eng_eval_derivs(qss_engine *e, int32_t j, double t) {
 
 /* ---- next times -------------------------------------------------------- */
 
+/* difference_at at order 2 (x quadratic, q linear), inlined where every
+ * reader of an event is scheduled. */
+static inline __attribute__((always_inline)) void difference2_at(const qss_engine *e, int32_t j,
+                                                                 double t, double *d) {
+    double hx = t - e->x[j].tx, hq = t - e->q[j].tq;
+    double a0 = e->x[j].c[0], a1 = e->x[j].c[1], a2 = e->x[j].c[2];
+    d[0] = (a0 + hx * (a1 + hx * a2)) - (e->q[j].c[0] + hq * e->q[j].c[1]);
+    d[1] = (a1 + 2.0 * hx * a2) - e->q[j].c[1];
+    d[2] = a2;
+    d[3] = 0.0;
+}
+
 /* Coefficients of x_j(t + s) - q_j(t + s) in s. */
 static void difference_at(const qss_engine *e, int32_t j, double t, double *d) {
-    double hx = t - e->x[j].tx, hq = t - e->q[j].tq;
-    if (e->order == 2) { /* x quadratic, q linear */
-        double a0 = e->x[j].c[0], a1 = e->x[j].c[1], a2 = e->x[j].c[2];
-        d[0] = (a0 + hx * (a1 + hx * a2)) - (e->q[j].c[0] + hq * e->q[j].c[1]);
-        d[1] = (a1 + 2.0 * hx * a2) - e->q[j].c[1];
-        d[2] = a2;
-        d[3] = 0.0;
+    if (e->order == 2) {
+        difference2_at(e, j, t, d);
         return;
     }
+    double hx = t - e->x[j].tx, hq = t - e->q[j].tq;
     double a0 = e->x[j].c[0], a1 = e->x[j].c[1], a2 = e->x[j].c[2], a3 = e->x[j].c[3];
     double b0 = e->q[j].c[0], b1 = e->q[j].c[1], b2 = e->q[j].c[2];
     d[0] = (a0 + hx * (a1 + hx * (a2 + hx * a3))) - (b0 + hq * (b1 + hq * b2));
@@ -726,7 +745,7 @@ void eng_schedule_qss(qss_engine *e, int32_t j, double t) {
  * puts x on q at the equilibrium's event (liqss2_settle). */
 static void schedule_liqss2(qss_engine *e, int32_t j, double t) {
     double d[4];
-    difference_at(e, j, t, d);
+    difference2_at(e, j, t, d);
     double next = poly2_first_exit(d[0], d[1], d[2], AWAY_LIMIT2 * e->x[j].dq);
     if (eng_settled(e, j)) next = fmin(next, liqss2_settled_exit(e, j, t, d));
     heap_update(&e->heap, j, t + next_interval(e, j, t, next));
