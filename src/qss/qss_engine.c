@@ -142,8 +142,8 @@ void eng_prefetch_deps(const qss_engine *e, int32_t i) {
     /* in stages, so that each stage's loads are independent of one another
      * and their misses overlap: each dependent's x record, time, row (its
      * shape, or its start in the CSR) and mLIQSS's estimates by row slot;
-     * then, where the q records do not stay in cache, the estimates at the
-     * CSR's positions, the rows' columns and the q's they read */
+     * then the estimates at the CSR's positions, the rows' columns and the
+     * q's they read */
     for (int p = 0; p < len; p++) {
         int32_t j = base + deps[p];
         __builtin_prefetch(&e->x[j]);
@@ -155,7 +155,6 @@ void eng_prefetch_deps(const qss_engine *e, int32_t i) {
             __builtin_prefetch(&e->entry[eng_entry_pos(e, j, e->entry_stride - 1)]);
         }
     }
-    if (!e->prefetch_inputs) return;
     /* mLIQSS's estimates at the CSR's positions: the rows' entries (the
      * pair search reads them, the dependents' re-evaluation writes them) */
     if (e->entry && !e->entry_stride)
@@ -794,11 +793,15 @@ void eng_free(qss_engine *e) {
     heap_free(&e->heap);
 }
 
-/* Above this size of the q records the inputs' q's are prefetched
- * (eng_prefetch_deps). LIQSS2 on adr2d, wall_integrate, median of 5 runs
- * in turns: at 1000 x 1000 (32 MB of q; tf 0.5) 3.42 s with them against
- * 3.85 s without; at 316 x 316 (3.2 MB) even; at 100 x 100 (0.3 MB, in
- * cache) the prefetches are 236 of an event's 4,850 instructions. */
+/* Above this size of the q records an event prefetches (eng_prefetch_deps,
+ * eng_prefetch_next; qss_run.c). LIQSS2 on adr2d, wall_integrate, median
+ * of 5 runs in turns: at 1000 x 1000 (32 MB of q; tf 0.5) 3.42 s with the
+ * inputs' q's prefetched against 3.85 s without; at 316 x 316 (3.2 MB)
+ * even; at 100 x 100 (0.3 MB, in cache) the prefetches of the inputs were
+ * 236 of an event's 4,850 instructions, and those of the dependents'
+ * records and the next event's 205 of 3,240 (callgrind, 2026-12-01; best
+ * of 5, three times in turns: 3.64-3.74 M events per second with them,
+ * 3.71-3.88 without). */
 #define PREFETCH_INPUTS_BYTES ((size_t)2 << 20)
 
 int eng_alloc(qss_engine *e) {

@@ -123,7 +123,8 @@ struct qss_engine {
     linear_rows linear; /* the shapes whose rows are linear but for their own term */
     double tf;
     double shortest;     /* the shortest interval the age and unseen checks set */
-    int prefetch_inputs; /* eng_prefetch_deps prefetches the rows' inputs too */
+    int prefetch_inputs; /* an event prefetches its dependents and their rows' inputs, and
+                            the next event's records (PREFETCH_INPUTS_BYTES) */
     int own_entry;       /* where the row gather_row gathered last reads its own state, or -1 */
     qmol_stats *stats;
     /* distributed runs (NULL/0 on one rank): the halo, boundary marks and the
@@ -194,7 +195,8 @@ void eng_initial_state(qss_engine *e);
 void eng_advance_x(qss_engine *e, int32_t j, double t);
 /* Asks the memory for what the events of i's dependents will read (their
  * x records and next times, their inputs' q records) all at once, so the
- * cache misses overlap instead of coming one after another. */
+ * cache misses overlap instead of coming one after another (the event loop
+ * asks where the q records exceed the caches: prefetch_inputs). */
 void eng_prefetch_deps(const qss_engine *e, int32_t i);
 /* The same for the likely next event's own record, rows and next time
  * (heap_next_guess). */

@@ -149,8 +149,10 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         if (e->failed || !(t < e->events_until)) break;
         int32_t i = heap_top(&e->heap);
         if (e->activity) __builtin_prefetch(&e->activity[i], 1); /* written at the end */
-        eng_prefetch_deps(e, i); /* arrives while the method chooses q_i */
-        eng_prefetch_next(e);
+        if (e->prefetch_inputs) {    /* (beyond the caches: PREFETCH_INPUTS_BYTES) */
+            eng_prefetch_deps(e, i); /* arrives while the method chooses q_i */
+            eng_prefetch_next(e);
+        }
         unseen_before before;
         if (e->order >= 2) {
             eng_unseen_before(e, i, t, &before);
