@@ -220,7 +220,8 @@ static void group_moved(event_heap *h, int32_t g, double t) {
  * its group's earliest block, as heap_update does a block's earliest
  * state. */
 static void block_moved(event_heap *h, int32_t b, double was, double t) {
-    int32_t g = b / HEAP_BLOCK, first = h->group_earliest[g];
+    int32_t g = (int32_t)((uint32_t)b / HEAP_BLOCK); /* (ids are >= 0: a shift) */
+    int32_t first = h->group_earliest[g];
     if (first != b) { /* b becomes the earliest only by coming before it */
         double tf = h->block_time[first];
         if (t < tf || (t == tf && b < first)) {
@@ -249,7 +250,7 @@ static void block_earliest(event_heap *h, int32_t b, int32_t at, double t) {
 
 void heap_update(event_heap *h, int32_t i, double t) {
     if (isnan(t)) t = INFINITY; /* ordered: a NaN would hide its block's other states */
-    int32_t b = i / HEAP_BLOCK;
+    int32_t b = (int32_t)((uint32_t)i / HEAP_BLOCK); /* (ids are >= 0: a shift) */
     int32_t first = h->earliest[b];
     double was = h->time[i];
     h->time[i] = t;
