@@ -23,6 +23,7 @@ The refusals at start (a link or a stopped run's working file at OUT.partial,
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -33,7 +34,8 @@ from script_support import finish, parse_args  # noqa: E402
 import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 
-# about 2 s on one rank: long enough for a second run to start beside it
+# about 1 s on one rank (2026-12): long enough to place a file beside it; the
+# concurrent case holds it stopped while the second run starts
 LONG = ["--problem", "adr2d", "--set", "nx=200", "--set", "ny=100", "--tf", "20",
         "--method", "liqss2", "--samples", "4", "--quiet"]
 SHORT = ["--problem", "heat2d", "--set", "nx=12", "--set", "ny=12", "--tf", "0.01",
@@ -62,6 +64,25 @@ def wait_for(path, proc, seconds=120):
             return False
         time.sleep(0.02)
     return False
+
+
+def run_processes(proc, ranks):
+    """The qmol processes of a run: proc itself on one rank, else mpirun's
+    children (Open MPI gives each rank a process group of its own, so
+    stopping mpirun's group would leave the ranks running)."""
+    if ranks == 1:
+        return [proc.pid]
+    r = subprocess.run(["ps", "-o", "pid=", "--ppid", str(proc.pid)], capture_output=True,
+                       text=True)
+    return [int(x) for x in r.stdout.split()]
+
+
+def hold(pids, sig):
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
 
 
 def complete(path, samples):
@@ -100,10 +121,26 @@ def concurrent(args, ranks, fails):
         fails.append("concurrent, %d ranks: the live run's out.h5.partial does not open: %s"
                      % (ranks, why))
     print("concurrent, %d ranks: the live working file opens with h5py %s" % (ranks, live_ok))
-    # --overwrite too: it discards a stopped run's working file, never a live one's
-    second = subprocess.run(cmd(args, ranks) + LONG + ["--output", "out.h5", "--overwrite"],
-                            cwd=where, capture_output=True, text=True, timeout=300)
+    # The first run is held (SIGSTOP) while the second starts: a live run keeps
+    # its lock whatever it is doing, and without the hold a fast machine ends
+    # the first run before the second one's mpirun is up (CI, 2026-12-01: the
+    # second, with --overwrite, then ran and exited 0).
+    pids = run_processes(first, ranks)
+    hold(pids, signal.SIGSTOP)
+    try:
+        held = (first.poll() is None and len(pids) == ranks
+                and os.path.exists(os.path.join(where, "out.h5.partial")))
+        # --overwrite too: it discards a stopped run's working file, never a live one's
+        second = subprocess.run(cmd(args, ranks) + LONG + ["--output", "out.h5", "--overwrite"],
+                                cwd=where, capture_output=True, text=True, timeout=300)
+    finally:
+        hold(pids, signal.SIGCONT)
     out1, err1 = first.communicate(timeout=300)
+    if not held:
+        fails.append("concurrent, %d ranks: the first run could not be held while the second "
+                     "started (it ended first, or its %d processes were not found: %s); "
+                     "LONG must run longer" % (ranks, ranks, pids))
+        return
     lines = [ln for ln in second.stderr.splitlines() if ln.startswith("qmol:")]
     print("concurrent, %d ranks: second run exit %d (%s); first run exit %d, result whole %s"
           % (ranks, second.returncode, lines[0] if lines else second.stderr[-200:],
