@@ -4,7 +4,7 @@
 
 #include "comm/agree.h"
 #include "comm/halo.h"
-#include "qss/poly.h"
+#include "qss/poly2.h"
 #include "qss/qss_engine.h"
 
 #include <math.h>

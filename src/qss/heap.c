@@ -248,7 +248,7 @@ static void block_earliest(event_heap *h, int32_t b, int32_t at, double t) {
     if (t != was) block_moved(h, b, was, t); /* (else its group's order stands) */
 }
 
-void heap_update(event_heap *h, int32_t i, double t) {
+void heap_reorder(event_heap *h, int32_t i, double t) {
     if (isnan(t)) t = INFINITY; /* ordered: a NaN would hide its block's other states */
     int32_t b = (int32_t)((uint32_t)i / HEAP_BLOCK); /* (ids are >= 0: a shift) */
     int32_t first = h->earliest[b];

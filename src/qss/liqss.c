@@ -1,7 +1,7 @@
 /* liqss.c: LIQSS1 and the improved LIQSS2 (see liqss.h). */
 #include "qss/liqss.h"
 
-#include "qss/poly.h"
+#include "qss/poly2.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,9 +11,4 @@ double poly_min_positive_root(const double *c, int deg);
  * -bound; +INFINITY if never. 0 if |d(0)| >= bound and d moves outward. */
 double poly_first_exit(const double *d, int deg, double bound);
 
-/* Degree-2 versions of the two above, for the hot second-order schedules:
- * the same results, with one root solve per call. */
-double poly2_first_exit(double d0, double d1, double d2, double bound);
-double poly2_min_positive_root(double c0, double c1, double c2);
-
 #endif

@@ -8,7 +8,7 @@
 
 #include "qss/discrete.h"
 #include "comm/halo.h"
-#include "qss/poly.h"
+#include "qss/poly2.h"
 #include "core/wallclock.h"
 
 #include <float.h>

@@ -1,6 +1,6 @@
 /* Root finding: known roots, and the degree-2 fast paths against the general
  * functions (which try both bounds) on random quadratics. */
-#include "qss/poly.h"
+#include "qss/poly2.h"
 #include "tests/support/test_support.h"
 
 #include <math.h>
