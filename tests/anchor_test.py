@@ -8,6 +8,9 @@ scripts/bench-engine builds it (scripts/anchor/anchor.py), against qmol.
 - the anchor's Jacobi run on serial vectors takes qmol's steps and linear
   iterations (within 3% + 2): CVODE set up alike (tolerances, SPGMR's
   Krylov dimension, restarts and side, the stored Jacobian in J v);
+- the same at tol 1e-8 with CVODE started again every 0.1 of t, and with
+  ARKStep's DIRK, whole and resized every 0.1 (issue 20's restart
+  measurements, docs/methods.md): within 1e-6 of qmol, 4 restarts each;
 - adr2d 100 x 100, tf 0.5, tol 1e-3: ILU(0) agrees with Jacobi within
   2 tol and takes fewer linear iterations (it is a better preconditioner
   than Jacobi, so it is the factorization it claims).
@@ -59,6 +62,24 @@ def main():
         if not close_counts(jac[1][name], stats[q]):
             failures.append("anchor jacobi serial: %s %d, qmol's %s %d: not set up alike"
                             % (name, jac[1][name], q, stats[q]))
+
+    # issue 20's variants: CVODE started again every 0.1 of t, ARKStep's
+    # DIRK whole and resized every 0.1: the same system, to the same 1e-6
+    every = 0.1
+    for integrator in (("bdf", every), ("dirk", 0.0), ("dirk", every)):
+        state = os.path.join(args.scratch, "valid-%s-%g.bin" % integrator)
+        c = anchor.run_anchor(exe, anchor.VALID_N, anchor.VALID_TF, anchor.VALID_TOL, "ilu0",
+                              "serial", state, integrator=integrator)
+        diff = float(np.max(np.abs(anchor.read_state(state) - ref)))
+        want = round(anchor.VALID_TF / every) - 1 if integrator[1] else 0
+        print("anchor %s every %g: %d steps, %d restarts, max |anchor - qmol| %.3g"
+              % (integrator + (c["steps"], c["restarts"], diff)))
+        if not diff < anchor.VALID_MAX_DIFF:
+            failures.append("anchor %s every %g: max |anchor - qmol| = %.3g (at most %g)"
+                            % (integrator + (diff, anchor.VALID_MAX_DIFF)))
+        if c["restarts"] != want:
+            failures.append("anchor %s every %g: %d restarts, not %d"
+                            % (integrator + (c["restarts"], want)))
 
     n, tf, tol = 100, 0.5, 1e-3
     loose = {}

@@ -28,10 +28,26 @@
  * preconditioner loop over grid rows on T OpenMP threads; the ILU
  * recurrences (set-up and triangular solves) stay sequential.
  *
- * Usage: adr2d_cvode N tf tol jacobi|ilu0 serial|T OUT
- * Prints "name value" lines (CVODE's counters, wall_integrate: the CVode
- * call alone) and writes the N*N final states to OUT as native doubles.
+ * Usage: adr2d_cvode N tf tol jacobi|ilu0 serial|T OUT [bdf|dirk[2-5] [R]]
+ * Prints "name value" lines (the integrator's counters, wall_integrate: the
+ * integration alone) and writes the N*N final states to OUT as native
+ * doubles.
+ *
+ * For issue 20's question (a BDF block whose states change as the activity
+ * moves), two more arguments: the integrator, bdf (CVODE, the default) or
+ * dirk (ARKODE's ARKStep, fully implicit, its default order-4 DIRK table;
+ * dirk2 ... dirk5 the default table of that order;
+ * the same tolerances, linear solver, J v and preconditioners), and R > 0:
+ * the integration is interrupted every R units of t as a change of the
+ * block would interrupt it. CVODE starts again there (CVodeReInit: order 1
+ * and a first step of its own choosing, as qmol's mixed method starts a new
+ * block), ARKStep goes on with its step size (ARKStepResize, which a block
+ * of another size would call with the new vector). Across such restarts
+ * SUNDIALS sets some counters back to 0 when the next solve starts (the
+ * linear solver's): the sums printed then undercount them, and rhs_calls
+ * and jv_calls (this program's own counts of f and J v) are the measure.
  */
+#include <arkode/arkode_arkstep.h>
 #include <cvode/cvode.h>
 #include <errno.h>
 #include <math.h>
@@ -74,6 +90,7 @@ typedef struct app {
     double *pinv; /* jacobi: 1 / (1 - gamma J_ii); ilu0: 1 / d_i */
     double gamma; /* of the last preconditioner set-up */
     long jac_evals;
+    long rhs_calls, jv_calls; /* f and J v as called (summed over restarts) */
 } app;
 
 /* The diagonal of J without the reaction: the four couplings, the west one
@@ -88,7 +105,8 @@ static double coupling_diag(const app *a, long ix, long iy) {
 
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
     (void)t;
-    const app *a = user_data;
+    app *a = user_data;
+    a->rhs_calls++;
     const double *u = N_VGetArrayPointer(y);
     double *f = N_VGetArrayPointer(ydot);
     long n = a->n;
@@ -126,7 +144,8 @@ static void jacobian(app *a, N_Vector y) {
 static int jtimes(N_Vector v, N_Vector Jv, sunrealtype t, N_Vector y, N_Vector fy, void *user_data,
                   N_Vector tmp) {
     (void)t, (void)y, (void)fy, (void)tmp;
-    const app *a = user_data;
+    app *a = user_data;
+    a->jv_calls++;
     const double *x = N_VGetArrayPointer(v);
     double *out = N_VGetArrayPointer(Jv);
     long n = a->n;
@@ -235,7 +254,9 @@ static double now(void) {
 }
 
 static int usage(const char *why) {
-    fprintf(stderr, "adr2d_cvode: %s\nusage: adr2d_cvode N tf tol jacobi|ilu0 serial|THREADS OUT\n",
+    fprintf(stderr,
+            "adr2d_cvode: %s\nusage: adr2d_cvode N tf tol jacobi|ilu0 serial|THREADS OUT "
+            "[bdf|dirk[2-5] [R]]\n",
             why);
     return 2;
 }
@@ -267,33 +288,137 @@ static void *need(void *p, const char *what) {
     exit(1);
 }
 
-static void print_counters(void *mem, const app *a, double wall) {
-    long v;
-    struct {
-        const char *name;
-        int (*get)(void *, long *);
-    } counters[] = {
-        {"steps", CVodeGetNumSteps},
-        {"rhs_evals", CVodeGetNumRhsEvals},
-        {"newton_iters", CVodeGetNumNonlinSolvIters},
-        {"linear_setups", CVodeGetNumLinSolvSetups},
-        {"linear_iters", CVodeGetNumLinIters},
-        {"prec_setups", CVodeGetNumPrecEvals},
-        {"prec_solves", CVodeGetNumPrecSolves},
-        {"jtimes", CVodeGetNumJtimesEvals},
-        {"err_test_fails", CVodeGetNumErrTestFails},
-        {"newton_conv_fails", CVodeGetNumNonlinSolvConvFails},
-    };
-    for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++) {
-        check(counters[k].get(mem, &v), counters[k].name);
-        printf("%s %ld\n", counters[k].name, v);
+/* An integrator's counters, summed over the segments between restarts
+ * (CVodeReInit and ARKStepResize set some of them back to 0). */
+typedef struct counter {
+    const char *name;
+    int (*get)(void *, long *);
+} counter;
+
+static int ark_rhs_evals(void *mem, long *v) {
+    long fe, fi;
+    int flag = ARKStepGetNumRhsEvals(mem, &fe, &fi);
+    *v = fe + fi;
+    return flag;
+}
+
+#define NCOUNTERS 10
+static const counter bdf_counters[NCOUNTERS] = {
+    {"steps", CVodeGetNumSteps},
+    {"rhs_evals", CVodeGetNumRhsEvals},
+    {"newton_iters", CVodeGetNumNonlinSolvIters},
+    {"linear_setups", CVodeGetNumLinSolvSetups},
+    {"linear_iters", CVodeGetNumLinIters},
+    {"prec_setups", CVodeGetNumPrecEvals},
+    {"prec_solves", CVodeGetNumPrecSolves},
+    {"jtimes", CVodeGetNumJtimesEvals},
+    {"err_test_fails", CVodeGetNumErrTestFails},
+    {"newton_conv_fails", CVodeGetNumNonlinSolvConvFails},
+};
+static const counter dirk_counters[NCOUNTERS] = {
+    {"steps", ARKStepGetNumSteps},
+    {"rhs_evals", ark_rhs_evals},
+    {"newton_iters", ARKStepGetNumNonlinSolvIters},
+    {"linear_setups", ARKStepGetNumLinSolvSetups},
+    {"linear_iters", ARKStepGetNumLinIters},
+    {"prec_setups", ARKStepGetNumPrecEvals},
+    {"prec_solves", ARKStepGetNumPrecSolves},
+    {"jtimes", ARKStepGetNumJtimesEvals},
+    {"err_test_fails", ARKStepGetNumErrTestFails},
+    {"newton_conv_fails", ARKStepGetNumNonlinSolvConvFails},
+};
+
+/* At a segment's start (start 1) records the counters in from; at its end
+ * adds to total what they gained since. */
+static void count(void *mem, const counter *c, long *from, long *total, int start) {
+    for (int k = 0; k < NCOUNTERS; k++) {
+        long v;
+        check(c[k].get(mem, &v), c[k].name);
+        if (start)
+            from[k] = v;
+        else
+            total[k] += v - from[k];
     }
+}
+
+static void print_counters(const counter *c, const long *total, const app *a, double wall,
+                           long restarts) {
+    for (int k = 0; k < NCOUNTERS; k++)
+        printf("%s %ld\n", c[k].name, total[k]);
     printf("jac_evals %ld\n", a->jac_evals);
+    printf("rhs_calls %ld\n", a->rhs_calls);
+    printf("jv_calls %ld\n", a->jv_calls);
+    printf("restarts %ld\n", restarts);
     printf("wall_integrate %.6f\n", wall);
 }
 
+/* The stop time of segment k (from 1) of [0, tf] cut every `every`. */
+static double segment_end(long k, double every, double tf) {
+    return every > 0.0 && (double)k * every < tf ? (double)k * every : tf;
+}
+
+/* CVODE (BDF) from 0 to tf, started again every `every` (0: never). */
+static void run_bdf(app *a, N_Vector y, double tf, double tol, double every, SUNContext ctx) {
+    void *mem = need(CVodeCreate(CV_BDF, ctx), "CVodeCreate");
+    check(CVodeInit(mem, rhs, 0.0, y), "CVodeInit");
+    check(CVodeSetUserData(mem, a), "CVodeSetUserData");
+    check(CVodeSStolerances(mem, tol, 0.1 * tol), "CVodeSStolerances");
+    check(CVodeSetMaxOrd(mem, 5), "CVodeSetMaxOrd");
+    check(CVodeSetMaxNumSteps(mem, 10000000L), "CVodeSetMaxNumSteps");
+    SUNLinearSolver ls = need(SUNLinSol_SPGMR(y, SUN_PREC_RIGHT, 20, ctx), "SUNLinSol_SPGMR");
+    check(SUNLinSol_SPGMRSetMaxRestarts(ls, 5), "SUNLinSol_SPGMRSetMaxRestarts");
+    check(CVodeSetLinearSolver(mem, ls, NULL), "CVodeSetLinearSolver");
+    check(CVodeSetPreconditioner(mem, psetup, psolve), "CVodeSetPreconditioner");
+    check(CVodeSetJacTimes(mem, NULL, jtimes), "CVodeSetJacTimes");
+    long from[NCOUNTERS], total[NCOUNTERS] = {0}, restarts = 0;
+    double t = 0.0, w0 = now();
+    for (long k = 1;; k++) {
+        double stop = segment_end(k, every, tf);
+        count(mem, bdf_counters, from, total, 1);
+        check(CVodeSetStopTime(mem, stop), "CVodeSetStopTime");
+        check(CVode(mem, stop, y, &t, CV_NORMAL), "CVode");
+        count(mem, bdf_counters, from, total, 0);
+        if (stop >= tf) break;
+        check(CVodeReInit(mem, t, y), "CVodeReInit");
+        restarts++;
+    }
+    print_counters(bdf_counters, total, a, now() - w0, restarts);
+    SUNLinSolFree(ls);
+    CVodeFree(&mem);
+}
+
+/* ARKStep's DIRK from 0 to tf, resized every `every` (0: never). */
+static void run_dirk(app *a, N_Vector y, double tf, double tol, double every, int order,
+                     SUNContext ctx) {
+    void *mem = need(ARKStepCreate(NULL, rhs, 0.0, y, ctx), "ARKStepCreate");
+    check(ARKStepSetOrder(mem, order), "ARKStepSetOrder");
+    check(ARKStepSetUserData(mem, a), "ARKStepSetUserData");
+    check(ARKStepSStolerances(mem, tol, 0.1 * tol), "ARKStepSStolerances");
+    check(ARKStepSetMaxNumSteps(mem, 10000000L), "ARKStepSetMaxNumSteps");
+    SUNLinearSolver ls = need(SUNLinSol_SPGMR(y, SUN_PREC_RIGHT, 20, ctx), "SUNLinSol_SPGMR");
+    check(SUNLinSol_SPGMRSetMaxRestarts(ls, 5), "SUNLinSol_SPGMRSetMaxRestarts");
+    check(ARKStepSetLinearSolver(mem, ls, NULL), "ARKStepSetLinearSolver");
+    check(ARKStepSetPreconditioner(mem, psetup, psolve), "ARKStepSetPreconditioner");
+    check(ARKStepSetJacTimes(mem, NULL, jtimes), "ARKStepSetJacTimes");
+    long from[NCOUNTERS], total[NCOUNTERS] = {0}, restarts = 0;
+    double t = 0.0, w0 = now();
+    for (long k = 1;; k++) {
+        double stop = segment_end(k, every, tf);
+        count(mem, dirk_counters, from, total, 1);
+        check(ARKStepSetStopTime(mem, stop), "ARKStepSetStopTime");
+        check(ARKStepEvolve(mem, stop, y, &t, ARK_NORMAL), "ARKStepEvolve");
+        count(mem, dirk_counters, from, total, 0);
+        if (stop >= tf) break;
+        check(ARKStepResize(mem, y, 1.0, t, NULL, NULL), "ARKStepResize");
+        restarts++;
+    }
+    print_counters(dirk_counters, total, a, now() - w0, restarts);
+    SUNLinSolFree(ls);
+    ARKStepFree(&mem);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 7) return usage("6 arguments needed");
+    if (argc != 7 && argc != 8 && argc != 9) return usage("6 to 8 arguments needed");
     long n, threads = 0;
     double tf, tol;
     if (!parse_long(argv[1], &n) || n < 2 || n > 100000) return usage("N: a whole number >= 2");
@@ -307,6 +432,18 @@ int main(int argc, char **argv) {
         (!parse_long(argv[5], &threads) || threads < 1 || threads > 1024))
         return usage("threads: serial or a number of OpenMP threads >= 1");
     const char *out = argv[6];
+    /* dirk: ARKStep's default order (4); dirk2 ... dirk5: that order's default table */
+    int dirk = argc > 7 && strncmp(argv[7], "dirk", 4) == 0 ? 4 : 0;
+    if (dirk && argv[7][4] != '\0') {
+        if (argv[7][4] < '2' || argv[7][4] > '5' || argv[7][5] != '\0')
+            return usage("integrator: bdf, dirk or dirk2 ... dirk5");
+        dirk = argv[7][4] - '0';
+    }
+    if (argc > 7 && !dirk && strcmp(argv[7], "bdf") != 0)
+        return usage("integrator: bdf, dirk or dirk2 ... dirk5");
+    double every = 0.0;
+    if (argc > 8 && (!parse_double(argv[8], &every) || !(every >= 0.0)))
+        return usage("R: a number >= 0 (0: never interrupted)");
 
     double dx = LX / (double)n, dy = LY / (double)n;
     app a = {.n = n,
@@ -334,32 +471,16 @@ int main(int argc, char **argv) {
     for (long i = 0; i < total; i++)
         u[i] = i % n < cols && i / n < rows ? 1.0 : 0.0;
 
-    void *mem = need(CVodeCreate(CV_BDF, ctx), "CVodeCreate");
-    check(CVodeInit(mem, rhs, 0.0, y), "CVodeInit");
-    check(CVodeSetUserData(mem, &a), "CVodeSetUserData");
-    check(CVodeSStolerances(mem, tol, 0.1 * tol), "CVodeSStolerances");
-    check(CVodeSetMaxOrd(mem, 5), "CVodeSetMaxOrd");
-    check(CVodeSetMaxNumSteps(mem, 10000000L), "CVodeSetMaxNumSteps");
-    check(CVodeSetStopTime(mem, tf), "CVodeSetStopTime");
-    SUNLinearSolver ls = need(SUNLinSol_SPGMR(y, SUN_PREC_RIGHT, 20, ctx), "SUNLinSol_SPGMR");
-    check(SUNLinSol_SPGMRSetMaxRestarts(ls, 5), "SUNLinSol_SPGMRSetMaxRestarts");
-    check(CVodeSetLinearSolver(mem, ls, NULL), "CVodeSetLinearSolver");
-    check(CVodeSetPreconditioner(mem, psetup, psolve), "CVodeSetPreconditioner");
-    check(CVodeSetJacTimes(mem, NULL, jtimes), "CVodeSetJacTimes");
-
-    double t = 0.0, w0 = now();
-    int flag = CVode(mem, tf, y, &t, CV_NORMAL);
-    double wall = now() - w0;
-    check(flag, "CVode");
-    print_counters(mem, &a, wall);
+    if (dirk)
+        run_dirk(&a, y, tf, tol, every, dirk, ctx);
+    else
+        run_bdf(&a, y, tf, tol, every, ctx);
 
     FILE *fp = fopen(out, "wb");
     if (!fp || fwrite(u, sizeof *u, (size_t)total, fp) != (size_t)total || fclose(fp) != 0) {
         fprintf(stderr, "adr2d_cvode: cannot write %s: %s\n", out, strerror(errno));
         return 1;
     }
-    SUNLinSolFree(ls);
-    CVodeFree(&mem);
     N_VDestroy(y);
     SUNContext_Free(&ctx);
     free(a.jd);

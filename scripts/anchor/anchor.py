@@ -6,10 +6,12 @@ that both build it the same way.
   build(out_dir)        compile adr2d_cvode.c with the system compiler ($CC,
                         else cc) and Debian's libsundials-dev into
                         out_dir/adr2d_cvode; returns its path
-  run_anchor(exe, n, tf, tol, precond, threads, state, env=None)
+  run_anchor(exe, n, tf, tol, precond, threads, state, env=None, integrator=None)
                         one run (precond jacobi or ilu0, threads "serial" or
-                        a count): its counters (steps, linear_iters, ...,
-                        wall_integrate) and the final states in the file state
+                        a count; integrator (name, R): bdf or dirk[2-5],
+                        interrupted every R of t, 0 never): its counters
+                        (steps, linear_iters, ..., wall_integrate) and the
+                        final states in the file state
   read_state(path)      the final states an anchor run wrote (numpy array)
   qmol_args(n, tf, tol, precond)
                         qmol's run arguments for the same problem (CVODE,
@@ -36,8 +38,8 @@ from accuracy import read_stats  # noqa: E402 (scripts/accuracy.py)
 
 SOURCE = os.path.join(HERE, "adr2d_cvode.c")
 CFLAGS = ["-std=c11", "-O2", "-fopenmp", "-Wall", "-Wextra"]
-LIBS = ["-lsundials_cvode", "-lsundials_sunlinsolspgmr", "-lsundials_nvecserial",
-        "-lsundials_nvecopenmp", "-lm"]
+LIBS = ["-lsundials_cvode", "-lsundials_arkode", "-lsundials_sunlinsolspgmr",
+        "-lsundials_nvecserial", "-lsundials_nvecopenmp", "-lm"]
 SUNDIALS_HEADER = "/usr/include/cvode/cvode.h"  # Debian's libsundials-dev
 
 # validate's problem: small, tight, and long enough for the front to move
@@ -69,8 +71,10 @@ def build(out_dir):
     return exe
 
 
-def run_anchor(exe, n, tf, tol, precond, threads, state, env=None):
+def run_anchor(exe, n, tf, tol, precond, threads, state, env=None, integrator=None):
     cmd = [exe, str(n), repr(tf), repr(tol), precond, str(threads), state]
+    if integrator:  # (name, R): bdf or dirk[2-5], interrupted every R (0: never)
+        cmd += [integrator[0], repr(integrator[1])]
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           env=env)
     if done.returncode != 0:
