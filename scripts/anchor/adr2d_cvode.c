@@ -352,9 +352,56 @@ static void print_counters(const counter *c, const long *total, const app *a, do
     printf("wall_integrate %.6f\n", wall);
 }
 
-/* The stop time of segment k (from 1) of [0, tf] cut every `every`. */
-static double segment_end(long k, double every, double tf) {
-    return every > 0.0 && (double)k * every < tf ? (double)k * every : tf;
+/* How an integrator goes on to a stop time and starts again there. */
+typedef struct integrator {
+    const char *name;
+    const counter *counters;
+    int (*set_stop)(void *mem, sunrealtype stop);
+    int (*advance)(void *mem, double stop, N_Vector y, double *t);
+    int (*restart)(void *mem, double t, N_Vector y);
+} integrator;
+
+static int bdf_advance(void *mem, double stop, N_Vector y, double *t) {
+    return CVode(mem, stop, y, t, CV_NORMAL);
+}
+static int bdf_restart(void *mem, double t, N_Vector y) {
+    return CVodeReInit(mem, t, y);
+}
+static int dirk_advance(void *mem, double stop, N_Vector y, double *t) {
+    return ARKStepEvolve(mem, stop, y, t, ARK_NORMAL);
+}
+static int dirk_restart(void *mem, double t, N_Vector y) {
+    return ARKStepResize(mem, y, 1.0, t, NULL, NULL);
+}
+static const integrator bdf = {"CVode", bdf_counters, CVodeSetStopTime, bdf_advance, bdf_restart};
+static const integrator dirk = {"ARKStepEvolve", dirk_counters, ARKStepSetStopTime, dirk_advance,
+                                dirk_restart};
+
+/* From 0 to tf, interrupted every `every` (0: never); prints the counters
+ * summed over the segments and the wall time. */
+static void run_segments(void *mem, const integrator *in, const app *a, N_Vector y, double tf,
+                         double every) {
+    long from[NCOUNTERS], total[NCOUNTERS] = {0}, restarts = 0;
+    double t = 0.0, w0 = now();
+    for (long k = 1;; k++) {
+        double stop = every > 0.0 && (double)k * every < tf ? (double)k * every : tf;
+        count(mem, in->counters, from, total, 1);
+        check(in->set_stop(mem, stop), "setting the stop time");
+        check(in->advance(mem, stop, y, &t), in->name);
+        count(mem, in->counters, from, total, 0);
+        if (stop >= tf) break;
+        check(in->restart(mem, t, y), "the restart");
+        restarts++;
+    }
+    print_counters(in->counters, total, a, now() - w0, restarts);
+}
+
+/* SPGMR as qmol sets it up: right preconditioning, Krylov dimension 20, 5
+ * restarts. */
+static SUNLinearSolver spgmr(N_Vector y, SUNContext ctx) {
+    SUNLinearSolver ls = need(SUNLinSol_SPGMR(y, SUN_PREC_RIGHT, 20, ctx), "SUNLinSol_SPGMR");
+    check(SUNLinSol_SPGMRSetMaxRestarts(ls, 5), "SUNLinSol_SPGMRSetMaxRestarts");
+    return ls;
 }
 
 /* CVODE (BDF) from 0 to tf, started again every `every` (0: never). */
@@ -365,29 +412,16 @@ static void run_bdf(app *a, N_Vector y, double tf, double tol, double every, SUN
     check(CVodeSStolerances(mem, tol, 0.1 * tol), "CVodeSStolerances");
     check(CVodeSetMaxOrd(mem, 5), "CVodeSetMaxOrd");
     check(CVodeSetMaxNumSteps(mem, 10000000L), "CVodeSetMaxNumSteps");
-    SUNLinearSolver ls = need(SUNLinSol_SPGMR(y, SUN_PREC_RIGHT, 20, ctx), "SUNLinSol_SPGMR");
-    check(SUNLinSol_SPGMRSetMaxRestarts(ls, 5), "SUNLinSol_SPGMRSetMaxRestarts");
+    SUNLinearSolver ls = spgmr(y, ctx);
     check(CVodeSetLinearSolver(mem, ls, NULL), "CVodeSetLinearSolver");
     check(CVodeSetPreconditioner(mem, psetup, psolve), "CVodeSetPreconditioner");
     check(CVodeSetJacTimes(mem, NULL, jtimes), "CVodeSetJacTimes");
-    long from[NCOUNTERS], total[NCOUNTERS] = {0}, restarts = 0;
-    double t = 0.0, w0 = now();
-    for (long k = 1;; k++) {
-        double stop = segment_end(k, every, tf);
-        count(mem, bdf_counters, from, total, 1);
-        check(CVodeSetStopTime(mem, stop), "CVodeSetStopTime");
-        check(CVode(mem, stop, y, &t, CV_NORMAL), "CVode");
-        count(mem, bdf_counters, from, total, 0);
-        if (stop >= tf) break;
-        check(CVodeReInit(mem, t, y), "CVodeReInit");
-        restarts++;
-    }
-    print_counters(bdf_counters, total, a, now() - w0, restarts);
+    run_segments(mem, &bdf, a, y, tf, every);
     SUNLinSolFree(ls);
     CVodeFree(&mem);
 }
 
-/* ARKStep's DIRK from 0 to tf, resized every `every` (0: never). */
+/* ARKStep's DIRK of the given order from 0 to tf, resized every `every`. */
 static void run_dirk(app *a, N_Vector y, double tf, double tol, double every, int order,
                      SUNContext ctx) {
     void *mem = need(ARKStepCreate(NULL, rhs, 0.0, y, ctx), "ARKStepCreate");
@@ -395,24 +429,11 @@ static void run_dirk(app *a, N_Vector y, double tf, double tol, double every, in
     check(ARKStepSetUserData(mem, a), "ARKStepSetUserData");
     check(ARKStepSStolerances(mem, tol, 0.1 * tol), "ARKStepSStolerances");
     check(ARKStepSetMaxNumSteps(mem, 10000000L), "ARKStepSetMaxNumSteps");
-    SUNLinearSolver ls = need(SUNLinSol_SPGMR(y, SUN_PREC_RIGHT, 20, ctx), "SUNLinSol_SPGMR");
-    check(SUNLinSol_SPGMRSetMaxRestarts(ls, 5), "SUNLinSol_SPGMRSetMaxRestarts");
+    SUNLinearSolver ls = spgmr(y, ctx);
     check(ARKStepSetLinearSolver(mem, ls, NULL), "ARKStepSetLinearSolver");
     check(ARKStepSetPreconditioner(mem, psetup, psolve), "ARKStepSetPreconditioner");
     check(ARKStepSetJacTimes(mem, NULL, jtimes), "ARKStepSetJacTimes");
-    long from[NCOUNTERS], total[NCOUNTERS] = {0}, restarts = 0;
-    double t = 0.0, w0 = now();
-    for (long k = 1;; k++) {
-        double stop = segment_end(k, every, tf);
-        count(mem, dirk_counters, from, total, 1);
-        check(ARKStepSetStopTime(mem, stop), "ARKStepSetStopTime");
-        check(ARKStepEvolve(mem, stop, y, &t, ARK_NORMAL), "ARKStepEvolve");
-        count(mem, dirk_counters, from, total, 0);
-        if (stop >= tf) break;
-        check(ARKStepResize(mem, y, 1.0, t, NULL, NULL), "ARKStepResize");
-        restarts++;
-    }
-    print_counters(dirk_counters, total, a, now() - w0, restarts);
+    run_segments(mem, &dirk, a, y, tf, every);
     SUNLinSolFree(ls);
     ARKStepFree(&mem);
 }
@@ -433,13 +454,13 @@ int main(int argc, char **argv) {
         return usage("threads: serial or a number of OpenMP threads >= 1");
     const char *out = argv[6];
     /* dirk: ARKStep's default order (4); dirk2 ... dirk5: that order's default table */
-    int dirk = argc > 7 && strncmp(argv[7], "dirk", 4) == 0 ? 4 : 0;
-    if (dirk && argv[7][4] != '\0') {
+    int order = argc > 7 && strncmp(argv[7], "dirk", 4) == 0 ? 4 : 0;
+    if (order && argv[7][4] != '\0') {
         if (argv[7][4] < '2' || argv[7][4] > '5' || argv[7][5] != '\0')
             return usage("integrator: bdf, dirk or dirk2 ... dirk5");
-        dirk = argv[7][4] - '0';
+        order = argv[7][4] - '0';
     }
-    if (argc > 7 && !dirk && strcmp(argv[7], "bdf") != 0)
+    if (argc > 7 && !order && strcmp(argv[7], "bdf") != 0)
         return usage("integrator: bdf, dirk or dirk2 ... dirk5");
     double every = 0.0;
     if (argc > 8 && (!parse_double(argv[8], &every) || !(every >= 0.0)))
@@ -471,8 +492,8 @@ int main(int argc, char **argv) {
     for (long i = 0; i < total; i++)
         u[i] = i % n < cols && i / n < rows ? 1.0 : 0.0;
 
-    if (dirk)
-        run_dirk(&a, y, tf, tol, every, dirk, ctx);
+    if (order)
+        run_dirk(&a, y, tf, tol, every, order, ctx);
     else
         run_bdf(&a, y, tf, tol, every, ctx);
 
