@@ -11,11 +11,13 @@ scripts/bench-engine builds it (scripts/anchor/anchor.py), against qmol.
 - the same at tol 1e-8 with CVODE started again every 0.1 of t, and with
   ARKStep's DIRK, whole and resized every 0.1 (issue 20's restart
   measurements, docs/methods.md): within 1e-6 of qmol, 4 restarts each;
+  an integrator or interval it does not know: exit 2 with its usage;
 - adr2d 100 x 100, tf 0.5, tol 1e-3: ILU(0) agrees with Jacobi within
   2 tol and takes fewer linear iterations (it is a better preconditioner
   than Jacobi, so it is the factorization it claims).
 """
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -80,6 +82,18 @@ def main():
         if c["restarts"] != want:
             failures.append("anchor %s every %g: %d restarts, not %d"
                             % (integrator + (c["restarts"], want)))
+
+    # bad integrator arguments: a usage message, exit 2, nothing written
+    for bad in (["dirk7", "0"], ["rk4", "0"], ["bdf", "-1"], ["bdf", "x"]):
+        state = os.path.join(args.scratch, "bad.bin")
+        if os.path.exists(state):
+            os.remove(state)
+        done = subprocess.run([exe, "8", "0.1", "1e-3", "ilu0", "serial", state] + bad,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 2 or "usage" not in done.stderr or os.path.exists(state):
+            failures.append("anchor %s: exit %d, stderr %r, %s written"
+                            % (" ".join(bad), done.returncode, done.stderr.strip(),
+                               "something" if os.path.exists(state) else "nothing"))
 
     n, tf, tol = 100, 0.5, 1e-3
     loose = {}
