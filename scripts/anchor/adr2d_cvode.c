@@ -1,14 +1,8 @@
 /* adr2d_cvode.c: the benchmark anchor of scripts/bench-engine (issue 21), a
  * hand-written SUNDIALS CVODE program of qmol's adr2d problem with its
  * default parameters on an N x N grid. It uses nothing of qmol: the stencil,
- * its Jacobian and the preconditioners are written here for this one grid.
- *
- *   f = wW (uW - u) + wE (uE - u) + wS (uS - u) + wN (uN - u) + r (u^2 - u^3),
- *   wW = ax/dx + d/dx^2, wE = d/dx^2, wS = ay/dy + d/dy^2, wN = d/dy^2,
- *
- * node (ix, iy), id = ix + N iy; the west ghost of column 0 is the inflow u0,
- * a missing east, south or north neighbour contributes nothing (zero flux).
- * u(0) = 1 on ix < floor(0.2 N), iy < floor(0.5 N), else 0.
+ * its Jacobian and the preconditioners are written here for this one grid
+ * (the problem: adr2d_problem.h).
  *
  * CVODE as qmol sets it up for SPGMR (src/cvode/cvode_block.c,
  * cvode_linsol.c): BDF up to order 5, reltol = tol, abstol = tol / 10,
@@ -59,16 +53,7 @@
 #include <sunlinsol/sunlinsol_spgmr.h>
 #include <time.h>
 
-/* qmol's adr2d defaults (problems/adr2d.c) */
-#define LX 10.0
-#define LY 10.0
-#define AX 1.0
-#define AY 0.5
-#define DIFF 1e-3
-#define RATE 10.0
-#define U0 1.0
-#define INIT_FRAC 0.2
-#define INIT_YFRAC 0.5
+#include "adr2d_problem.h"
 
 enum { JACOBI, ILU0 };
 
@@ -486,11 +471,7 @@ int main(int argc, char **argv) {
     N_Vector y = need(threads ? N_VNew_OpenMP(total, (int)threads, ctx) : N_VNew_Serial(total, ctx),
                       "creating the state vector");
     double *u = N_VGetArrayPointer(y);
-    /* the slack keeps e.g. 100 * 0.2 = 20 from rounding down to 19 */
-    long cols = (long)floor((double)n * INIT_FRAC + 1e-9);
-    long rows = (long)floor((double)n * INIT_YFRAC + 1e-9);
-    for (long i = 0; i < total; i++)
-        u[i] = i % n < cols && i / n < rows ? 1.0 : 0.0;
+    adr2d_initial(n, u);
 
     if (order)
         run_dirk(&a, y, tf, tol, every, order, ctx);

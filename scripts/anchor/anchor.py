@@ -12,6 +12,12 @@ that both build it the same way.
                         interrupted every R of t, 0 never): its counters
                         (steps, linear_iters, ..., wall_integrate) and the
                         final states in the file state
+  build_active(out_dir) the same of adr2d_active.c (issue 20's BDF block
+                        whose active states move without a restart)
+  run_active(exe, n, tf, tol, precond, state, every, margin, c, env=None)
+                        one run of it (plan every `every` of t, `margin`
+                        cells, core threshold c): its counters and final
+                        states, as run_anchor
   read_state(path)      the final states an anchor run wrote (numpy array)
   qmol_args(n, tf, tol, precond)
                         qmol's run arguments for the same problem (CVODE,
@@ -37,6 +43,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from accuracy import read_stats  # noqa: E402 (scripts/accuracy.py)
 
 SOURCE = os.path.join(HERE, "adr2d_cvode.c")
+ACTIVE_SOURCE = os.path.join(HERE, "adr2d_active.c")
 CFLAGS = ["-std=c11", "-O2", "-fopenmp", "-Wall", "-Wextra"]
 LIBS = ["-lsundials_cvode", "-lsundials_arkode", "-lsundials_sunlinsolspgmr",
         "-lsundials_nvecserial", "-lsundials_nvecopenmp", "-lm"]
@@ -58,23 +65,37 @@ def compiler():
     return cc
 
 
-def build(out_dir):
+def build(out_dir, source=SOURCE):
     if not os.path.exists(SUNDIALS_HEADER):
         raise AnchorError("%s not found: install the Debian package libsundials-dev"
                           % SUNDIALS_HEADER)
     os.makedirs(out_dir, exist_ok=True)
-    exe = os.path.join(out_dir, "adr2d_cvode")
-    cmd = [compiler()] + CFLAGS + [SOURCE, "-o", exe] + LIBS
+    exe = os.path.join(out_dir, os.path.splitext(os.path.basename(source))[0])
+    cmd = [compiler()] + CFLAGS + [source, "-o", exe] + LIBS
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if done.returncode != 0:
-        raise AnchorError("building the anchor failed: %s\n%s" % (" ".join(cmd), done.stdout))
+        raise AnchorError("building %s failed: %s\n%s" % (os.path.basename(source),
+                                                          " ".join(cmd), done.stdout))
     return exe
+
+
+def build_active(out_dir):
+    return build(out_dir, ACTIVE_SOURCE)
 
 
 def run_anchor(exe, n, tf, tol, precond, threads, state, env=None, integrator=None):
     cmd = [exe, str(n), repr(tf), repr(tol), precond, str(threads), state]
     if integrator:  # (name, R): bdf or dirk[2-5], interrupted every R (0: never)
         cmd += [integrator[0], repr(integrator[1])]
+    return counters_of(cmd, env)
+
+
+def run_active(exe, n, tf, tol, precond, state, every, margin, c, env=None):
+    return counters_of([exe, str(n), repr(tf), repr(tol), precond, state, repr(every),
+                        str(margin), repr(c)], env)
+
+
+def counters_of(cmd, env):
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           env=env)
     if done.returncode != 0:
