@@ -35,6 +35,9 @@ typedef struct cva_set cva_set;
 cva_set *cva_set_new(MPI_Comm comm, int64_t n_local);
 /* Frees the set; its vectors must be destroyed first. */
 void cva_set_free(cva_set *s);
+/* Makes the vectors' weighted RMS norm the largest weighted component
+ * (qmol's --cvode-norm max, as cvv_use_max_norm does). */
+void cva_set_use_max_norm(cva_set *s);
 /* The active states become those with want[i] != 0 (collective). Returns 0. */
 int cva_set_take(cva_set *s, const unsigned char *want);
 /* Whether local state i is active; the active count here and over comm. */

@@ -99,7 +99,11 @@ static int create_local(cvode_block *b, linsol_id which, char *err, size_t errle
         return -1;
     }
     sunindextype global = (sunindextype)r->n_global;
-    if (cvv_create(&b->state, r->comm, (sunindextype)m->n, global, r->nthreads, b->sunctx) == 0) {
+    if (r->active) {
+        b->y = cva_vector_new(r->active, b->sunctx);
+        if (o->cvode_norm == CVODE_NORM_MAX) cva_set_use_max_norm(r->active);
+    } else if (cvv_create(&b->state, r->comm, (sunindextype)m->n, global, r->nthreads, b->sunctx) ==
+               0) {
         b->y = b->state.v;
         if (o->cvode_norm == CVODE_NORM_MAX) cvv_use_max_norm(&b->state);
     }
@@ -179,7 +183,11 @@ void cvode_block_close(cvode_block *b) {
     if (b->A) SUNMatDestroy(b->A);
     if (b->atol) N_VDestroy(b->atol);
     if (b->yk) N_VDestroy(b->yk);
+    if (r->active && b->y) N_VDestroy(b->y);
     cvv_destroy(&b->state);
+    cva_set_free(r->active); /* after every vector of the set */
+    free(r->ring);
+    free(b->entering);
     cvpre_free(r);
     if (b->sunctx) SUNContext_Free(&b->sunctx);
     free(r->vals);
@@ -193,8 +201,77 @@ void cvode_block_close(cvode_block *b) {
     free(b);
 }
 
+/* The inactive states that active rows read (r->ring, room for n). */
+static void build_ring(cv_run *r) {
+    const model *m = r->m;
+    int32_t n;
+    const int64_t *rows = cvr_rows(r, &n);
+    r->nring = 0;
+    for (int32_t k = 0; k < n; k++) {
+        int32_t j = (int32_t)rows[k];
+        for (int64_t e = m->row_ptr[j]; e < m->row_ptr[j + 1]; e++) {
+            int32_t c = m->row_col[e];
+            if (!cva_active(r->active, c)) r->ring[r->nring++] = c;
+        }
+    }
+    /* each once, increasing: sort and drop repeats (small: the set's edge) */
+    int32_t *ring = r->ring, len = r->nring;
+    for (int32_t a = 1; a < len; a++) { /* insertion sort: nearly sorted already */
+        int32_t v = ring[a], p = a;
+        while (p > 0 && ring[p - 1] > v) {
+            ring[p] = ring[p - 1];
+            p--;
+        }
+        ring[p] = v;
+    }
+    int32_t kept = 0;
+    for (int32_t a = 0; a < len; a++)
+        if (kept == 0 || ring[kept - 1] != ring[a]) ring[kept++] = ring[a];
+    r->nring = kept;
+}
+
+/* SPGMR's norm factor for the active states' RMS norm (1 for the max norm:
+ * configure_cvode). */
+static int set_norm_factor(cvode_block *b, char *err, size_t errlen) {
+    if (b->o.cvode_norm == CVODE_NORM_MAX) return 0;
+    int64_t n = cva_active_global(b->r.active);
+    int flag = CVodeSetLSNormFactor(b->mem, sqrt((double)(n > 0 ? n : 1)));
+    return cvl_check(flag, "CVodeSetLSNormFactor", &b->r, err, errlen);
+}
+
+static cvode_block *open_block(const model *m, const integrator_options *o,
+                               const cvode_inputs *inputs, const unsigned char *want,
+                               const cvode_active_inputs *inactive, char *err, size_t errlen);
+
 cvode_block *cvode_block_open(const model *m, const integrator_options *o,
                               const cvode_inputs *inputs, char *err, size_t errlen) {
+    return open_block(m, o, inputs, NULL, NULL, err, errlen);
+}
+
+cvode_block *cvode_block_open_active(const model *m, const integrator_options *o,
+                                     const unsigned char *want, const cvode_active_inputs *inactive,
+                                     char *err, size_t errlen) {
+    if (errlen) err[0] = '\0';
+    const char *why = !m || !o || !want || !inactive || !inactive->values ? "arguments missing"
+                      : o->halo || m->n_cols != m->n ? "one rank only, without ghosts"
+                      : o->linsol != LINSOL_AUTO && o->linsol != LINSOL_SPGMR
+                          ? "SPGMR only (the linear solver)"
+                      : o->precond != PRECOND_AUTO && o->precond != PRECOND_JACOBI
+                          ? "the Jacobi preconditioner only"
+                          : NULL;
+    if (why) {
+        snprintf(err, errlen, "a BDF block over an active set: %s", why);
+        return NULL;
+    }
+    integrator_options own = *o;
+    own.linsol = LINSOL_SPGMR;
+    own.precond = PRECOND_JACOBI;
+    return open_block(m, &own, NULL, want, inactive, err, errlen);
+}
+
+static cvode_block *open_block(const model *m, const integrator_options *o,
+                               const cvode_inputs *inputs, const unsigned char *want,
+                               const cvode_active_inputs *inactive, char *err, size_t errlen) {
     if (errlen) err[0] = '\0';
     cvode_block *b = calloc(1, sizeof *b);
     halo_plan *halo = o ? o->halo : NULL;
@@ -222,6 +299,23 @@ cvode_block *cvode_block_open(const model *m, const integrator_options *o,
         r->inputs_ctx = inputs ? inputs->ctx : NULL;
         r->analytic_jac = o->use_jacobian && r->p->jac != NULL;
         r->precond = precond_resolve(o->precond);
+        if (want) {
+            r->active = cva_set_new(MPI_COMM_NULL, m->n);
+            r->ring = malloc(((size_t)m->nnz + 1) * sizeof *r->ring);
+            b->entering = malloc(((size_t)m->n + 1) * sizeof *b->entering);
+            r->inactive_values = inactive->values;
+            r->inactive_ctx = inactive->ctx;
+            if (!r->active || !r->ring || !b->entering) {
+                snprintf(err, errlen, "out of memory for the active set (n=%d)", (int)m->n);
+                rc = -1;
+            } else {
+                cva_set_take(r->active, want);
+                build_ring(r);
+            }
+        }
+    }
+    if (rc == 0) {
+        cv_run *r = &b->r;
         which = o->linsol != LINSOL_AUTO ? o->linsol
                 : r->distributed         ? LINSOL_SPGMR
                                          : cvode_choose_linsol(m, NULL);
@@ -231,6 +325,7 @@ cvode_block *cvode_block_open(const model *m, const integrator_options *o,
     if (distributed) rc = comm_agree(comm, rc, err, errlen);
     if (rc == 0) rc = cvk_agree(&b->r, create_cvode(b, err, errlen), err, errlen);
     if (rc == 0) rc = cvk_agree(&b->r, configure_cvode(b, which, err, errlen), err, errlen);
+    if (rc == 0 && want) rc = set_norm_factor(b, err, errlen);
     if (rc != 0) {
         cvode_block_close(b);
         return NULL;
@@ -309,6 +404,54 @@ int cvode_block_reinit(cvode_block *b, double t, char *err, size_t errlen) {
     return 0;
 }
 
+int cvode_block_move(cvode_block *b, const unsigned char *want,
+                     void (*history)(void *ctx, int32_t j, double d[3]), void *ctx, char *err,
+                     size_t errlen) {
+    cv_run *r = &b->r;
+    long steps = 0;
+    double h_last = 0.0, tn = 0.0;
+    if (!r->active || CVodeGetNumSteps(b->mem, &steps) < 0 || steps == 0 ||
+        CVodeGetLastStep(b->mem, &h_last) < 0 || CVodeGetCurrentTime(b->mem, &tn) < 0) {
+        snprintf(err, errlen, "the BDF block's states can move only after its first step");
+        return -1;
+    }
+    if (!b->history_found) {
+        int qmax = b->o.max_order ? b->o.max_order : 5;
+        if (cva_history_find(&b->history, b->mem, b->y, qmax, err, errlen) != 0) return -1;
+        b->history_found = 1;
+    }
+    const model *m = r->m;
+    double *y = N_VGetArrayPointer(b->y);
+    int32_t ne = 0;
+    for (int32_t j = 0; j < m->n; j++)
+        if (want[j] && !cva_active(r->active, j)) {
+            double d[3] = {0.0, 0.0, 0.0};
+            history(ctx, j, d);
+            cva_history_write(&b->history, j, h_last, d);
+            y[j] = d[0];
+            b->entering[ne++] = j;
+        }
+    cva_set_take(r->active, want);
+    build_ring(r);
+    if (set_norm_factor(b, err, errlen) != 0) return -1;
+    /* the entering rows' Jacobian (at t_n, the ring's values at t_n) and
+     * preconditioner, as the others' stand */
+    if (ne > 0 && r->jval_ready &&
+        (cvr_jacobian_rows(r, tn, b->y, b->entering, ne) != 0 ||
+         cvpre_jacobi_rows(r, r->gamma, b->entering, ne) != 0)) {
+        snprintf(err, errlen,
+                 "the Jacobian or preconditioner of a state entering the BDF block at t=%.17g is "
+                 "not finite",
+                 tn);
+        return -1;
+    }
+    return 0;
+}
+
+int64_t cvode_block_active_count(const cvode_block *b) {
+    return b->r.active ? cva_active_global(b->r.active) : b->r.n_global;
+}
+
 void *cvode_block_mem(cvode_block *b) {
     return b->mem;
 }
@@ -372,7 +515,7 @@ int cvode_block_add_stats(cvode_block *b, qmol_stats *stats, int steps_are_event
             (uint64_t)(v[k] + b->before_restart[k]);
     if (steps_are_events) stats->events += (uint64_t)(v[0] + b->before_restart[0]);
     stats->nje += r->jac_evals;
-    stats->row_evals += (uint64_t)r->m->n * r->rhs_calls + r->fd_evals;
+    stats->row_evals += r->rhs_rows + r->fd_evals;
     stats->jac_rows += r->jac_rows;
     const halo_plan *h = r->halo;
     if (h) { /* each exchange sends the same lists */

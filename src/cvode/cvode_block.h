@@ -38,6 +38,30 @@ typedef struct cvode_inputs {
  * NULL: no inputs). Collective on the halo's ranks. Returns NULL with err. */
 cvode_block *cvode_block_open(const model *m, const integrator_options *o,
                               const cvode_inputs *inputs, char *err, size_t errlen);
+/* A block whose rows are an active set of the model's states, which can
+ * change without a restart (issue 20; cvode_active.h): one rank, a model
+ * without ghosts, SPGMR with the Jacobi preconditioner. The other states
+ * are inputs: values(ctx, t, cols, ncols, v) writes the values at t of the
+ * inactive states cols[0 .. ncols) (those the active rows read) into
+ * v[cols[k]]. want: the first active set (n entries, nonzero: active). The
+ * block's state, dense output and local errors hold the active states'
+ * values alone. Returns NULL with err. */
+typedef struct cvode_active_inputs {
+    void (*values)(void *ctx, double t, const int32_t *cols, int32_t ncols, double *v);
+    void *ctx;
+} cvode_active_inputs;
+cvode_block *cvode_block_open_active(const model *m, const integrator_options *o,
+                                     const unsigned char *want, const cvode_active_inputs *inactive,
+                                     char *err, size_t errlen);
+/* Makes want the active set at the block's time (after its first step):
+ * a state that enters gets its value, slope and second derivative there
+ * from history(ctx, j, d) as CVODE's history; a state that leaves is an
+ * input from then on. Returns 0, or -1 with err. */
+int cvode_block_move(cvode_block *b, const unsigned char *want,
+                     void (*history)(void *ctx, int32_t j, double d[3]), void *ctx, char *err,
+                     size_t errlen);
+/* The states the block integrates (its active set's over all ranks, or all). */
+int64_t cvode_block_active_count(const cvode_block *b);
 /* Integrates to exactly T (> the block's time). Returns 0, or -1 with err. */
 int cvode_block_advance(cvode_block *b, double T, char *err, size_t errlen);
 /* The k-th derivative (k <= 2) of the dense output at t inside the last

@@ -18,6 +18,7 @@
 
 #include "comm/halo.h"
 #include "core/integrator.h"
+#include "cvode/cvode_active.h"
 #include "cvode/cvode_ilu.h"
 #include "cvode/cvode_vector.h"
 
@@ -64,7 +65,17 @@ typedef struct cv_run {
     int32_t first_input;
     void (*inputs)(void *ctx, double t, const double *y, int product, double *values);
     void *inputs_ctx;
-    void *disc; /* cvode_integrate.c's zero crossings, or NULL */
+    /* A block over an active set (cvode_block_open_active; one rank): the
+     * row loops run over the active rows, and the inactive states they
+     * read (ring, nring) are inputs whose values at t inactive_values
+     * writes into CVODE's own vectors (whose inactive components CVODE
+     * never reads); 0 in a product's vector. NULL: every row. */
+    cva_set *active;
+    int32_t *ring, nring;
+    void (*inactive_values)(void *ctx, double t, const int32_t *cols, int32_t ncols, double *v);
+    void *inactive_ctx;
+    double gamma; /* of the last preconditioner set-up (rows that enter) */
+    void *disc;   /* cvode_integrate.c's zero crossings, or NULL */
     int analytic_jac;
     int nthreads;  /* OpenMP threads for the row loops */
     size_t stride; /* doubles per thread in vals */
@@ -90,7 +101,7 @@ typedef struct cv_run {
     SUNLinearSolver bj_LS;
     N_Vector bj_x, bj_b; /* serial wrappers of the local arrays */
     /* counters (this rank) */
-    uint64_t rhs_calls, fd_evals, jac_rows, jac_evals;
+    uint64_t rhs_calls, rhs_rows, fd_evals, jac_rows, jac_evals;
     uint64_t exchanges;   /* halo exchanges (P ranks) */
     double wall_exchange; /* seconds in them */
     char cvmsg[256];      /* CVODE's last error message */
@@ -110,6 +121,11 @@ typedef struct cvode_block {
     /* CVODE's counters (cvode_block.c, cv_counters) before its last restart:
      * CVodeReInit zeroes them */
     long before_restart[CV_NCOUNTERS];
+    /* an active block (r.active): CVODE's history, once found, and the rows
+     * that entered at the last move (room for n) */
+    cva_history history;
+    int history_found;
+    int64_t *entering;
 } cvode_block;
 
 /* On P ranks every rank returns the lowest failing rank's rc and message. */
@@ -118,6 +134,12 @@ int cvk_agree(const cv_run *r, int rc, char *err, size_t errlen);
 /* cvode_rows.c */
 /* Allocates the row buffers (nthreads from OpenMP). Returns 0 or -1. */
 int cvr_alloc(cv_run *r);
+/* The rows the loops run over: the active set's (count of them) or NULL
+ * (every row, m->n). */
+const int64_t *cvr_rows(const cv_run *r, int32_t *count);
+/* Jacobian rows rows[0 .. count) at (t, y) into jval (an active block's
+ * entering rows). Returns 1 if a value is not finite, else 0. */
+int cvr_jacobian_rows(cv_run *r, double t, N_Vector y, const int64_t *rows, int32_t count);
 /* The callback result every rank returns: -1 if any rank has a negative rc
  * (unrecoverable), else 1 if any has a positive one, else 0. Collective on
  * P ranks. */
@@ -141,6 +163,9 @@ void cvp_band_widths(const model *m, sunindextype *mu, sunindextype *ml);
  * with err set. cvpre_free frees it (not the pattern). */
 int cvpre_create(cv_run *r, SUNContext sunctx, char *err, size_t errlen);
 void cvpre_free(cv_run *r);
+/* Jacobi's 1 / (1 - gamma J_jj) on rows[0 .. n) (NULL: 0 .. n); 1 when one
+ * is not finite (this rank alone). */
+int cvpre_jacobi_rows(cv_run *r, double gamma, const int64_t *rows, int32_t n);
 int cvpre_setup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
                 sunrealtype gamma, void *user_data);
 int cvpre_solve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector rv, N_Vector z, sunrealtype gamma,

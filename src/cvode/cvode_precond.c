@@ -90,16 +90,23 @@ void cvpre_free(cv_run *r) {
     r->pinv = NULL;
 }
 
-static int jacobi_setup(cv_run *r, double gamma) {
+int cvpre_jacobi_rows(cv_run *r, double gamma, const int64_t *rows, int32_t n) {
     const model *m = r->m;
     int bad = 0;
-    for (int32_t j = 0; j < m->n && !bad; j++) {
+    for (int32_t k = 0; k < n && !bad; k++) {
+        int32_t j = rows ? (int32_t)rows[k] : k;
         double jjj = m->diag_entry[j] >= 0 ? r->jval[m->diag_entry[j]] : 0.0;
         double d = 1.0 - gamma * jjj;
         bad = d == 0.0 || !isfinite(d);
         r->pinv[j] = 1.0 / d;
     }
-    return cvr_agree(r, bad); /* 1: recoverable, CVODE cuts the step */
+    return bad;
+}
+
+static int jacobi_setup(cv_run *r, double gamma) {
+    int32_t n;
+    const int64_t *rows = cvr_rows(r, &n);
+    return cvr_agree(r, cvpre_jacobi_rows(r, gamma, rows, n)); /* 1: CVODE cuts the step */
 }
 
 /* I - gamma J on the pattern sp_* into a, row by row on the row loops'
@@ -150,6 +157,7 @@ int cvpre_setup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok, sunb
     } else {
         *jcur = SUNFALSE;
     }
+    r->gamma = gamma;
     return r->precond == PRECOND_BLOCK ? block_setup(r, gamma)
            : r->precond == PRECOND_ILU ? ilu_setup(r, gamma)
                                        : jacobi_setup(r, gamma);
@@ -166,8 +174,12 @@ int cvpre_solve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector rv, N_Vector z,
         return 0;
     }
     if (r->precond != PRECOND_BLOCK) {
-        for (int32_t j = 0; j < r->m->n; j++)
+        int32_t n;
+        const int64_t *rows = cvr_rows(r, &n);
+        for (int32_t k = 0; k < n; k++) {
+            int32_t j = rows ? (int32_t)rows[k] : k;
             out[j] = in[j] * r->pinv[j];
+        }
         return 0;
     }
     int rc = 0;

@@ -7,6 +7,7 @@
  * thread count. On P ranks the owned values are first copied to a work array
  * whose ghosts halo_exchange fills.
  */
+#include "cvode/cvode_active.h"
 #include "cvode/cvode_internal.h"
 
 #include <float.h>
@@ -45,13 +46,36 @@ int cvr_agree(const cv_run *r, int rc) {
     return v[0] ? -1 : v[1];
 }
 
+const int64_t *cvr_rows(const cv_run *r, int32_t *count) {
+    if (!r->active) {
+        *count = r->m->n;
+        return NULL;
+    }
+    *count = (int32_t)cva_active_local(r->active);
+    return cva_active_index(r->active);
+}
+
+/* Row k of the loop over rows (NULL: every row). */
+static inline int32_t row_at(const int64_t *rows, int32_t k) {
+    return rows ? (int32_t)rows[k] : k;
+}
+
 /* y's local values at t: on P ranks copied to work with the ghosts filled in
  * (collective), and in a mixed run followed by the inputs' values at t from
  * the driver (collective when the block is distributed), or their components
- * when y is the vector of a Jacobian product (`product`). */
+ * when y is the vector of a Jacobian product (`product`). An active block
+ * writes its inputs, the inactive states its rows read, into y itself. */
 static const double *with_ghosts(cv_run *r, N_Vector y, double *work, double t, int product) {
-    const double *x = N_VGetArrayPointer(y);
+    double *x = N_VGetArrayPointer(y);
     const model *m = r->m;
+    if (r->active) {
+        if (product)
+            for (int32_t k = 0; k < r->nring; k++)
+                x[r->ring[k]] = 0.0;
+        else if (r->nring > 0)
+            r->inactive_values(r->inactive_ctx, t, r->ring, r->nring, x);
+        return x;
+    }
     if (!r->halo && !r->inputs) return x;
     if (m->n > 0) memcpy(work, x, (size_t)m->n * sizeof *work);
     if (r->halo) {
@@ -78,18 +102,22 @@ int cvr_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
     const model *m = r->m;
     const double *x = with_ghosts(r, y, r->xloc, t, 0);
     double *f = N_VGetArrayPointer(ydot);
-    int32_t n = m->n;
+    int32_t n;
+    const int64_t *rows = cvr_rows(r, &n);
     int bad = 0;
 #pragma omp parallel for num_threads(r->nthreads) if (n >= CVR_OMP_MIN_ROWS) reduction(| : bad)
-    for (int32_t j = 0; j < n; j++) {
+    for (int32_t k = 0; k < n; k++) {
+        int32_t j = row_at(rows, k);
         double *vals = thread_vals(r);
         model_gather(m, j, x, vals);
         f[j] = model_rhs(m, j, t, vals, listed_of(r, vals));
         bad |= !isfinite(f[j]);
     }
     r->rhs_calls++;
-    for (int32_t j = 0; bad && j < n; j++) /* name the first bad state in a failure */
-        if (!isfinite(f[j])) {
+    r->rhs_rows += (uint64_t)n;
+    for (int32_t k = 0; bad && k < n; k++) /* name the first bad state in a failure */
+        if (!isfinite(f[row_at(rows, k)])) {
+            int32_t j = row_at(rows, k);
             int rank = 0;
             MPI_Comm_rank(MPI_COMM_WORLD, &rank);
             snprintf(r->cbmsg, sizeof r->cbmsg, "state %lld (rank %d): derivative is %g at t=%.17g",
@@ -133,19 +161,40 @@ static int row_jacobian(const cv_run *r, int32_t j, double t, const double *x, d
     return 0;
 }
 
-int cvr_jacobian(cv_run *r, double t, N_Vector y, N_Vector fy) {
+/* Rows rows[0 .. n) (NULL: 0 .. n) at (t, x) into jval; fy: f(t, x) on
+ * them, or NULL (evaluated here where finite differences need it). */
+static int jacobian_rows(cv_run *r, double t, const double *x, const double *fy,
+                         const int64_t *rows, int32_t n) {
     const model *m = r->m;
-    const double *x = with_ghosts(r, y, r->xloc, t, 0);
-    const double *f = N_VGetArrayPointer(fy);
-    int32_t n = m->n;
     int bad = 0;
     uint64_t fd = 0;
 #pragma omp parallel for num_threads(r->nthreads) if (n >= CVR_OMP_MIN_ROWS)                      \
     reduction(| : bad) reduction(+ : fd)
-    for (int32_t j = 0; j < n; j++)
-        bad |= row_jacobian(r, j, t, x, f[j], thread_vals(r), r->jval + m->row_ptr[j], &fd);
+    for (int32_t k = 0; k < n; k++) {
+        int32_t j = row_at(rows, k);
+        double *vals = thread_vals(r), fj = 0.0;
+        if (fy)
+            fj = fy[j];
+        else if (!r->analytic_jac) {
+            model_gather(m, j, x, vals);
+            fj = model_rhs(m, j, t, vals, listed_of(r, vals));
+        }
+        bad |= row_jacobian(r, j, t, x, fj, vals, r->jval + m->row_ptr[j], &fd);
+    }
     r->fd_evals += fd;
     if (r->analytic_jac) r->jac_rows += (uint64_t)n;
+    return bad;
+}
+
+int cvr_jacobian_rows(cv_run *r, double t, N_Vector y, const int64_t *rows, int32_t count) {
+    return jacobian_rows(r, t, with_ghosts(r, y, r->xloc, t, 0), NULL, rows, count);
+}
+
+int cvr_jacobian(cv_run *r, double t, N_Vector y, N_Vector fy) {
+    const double *x = with_ghosts(r, y, r->xloc, t, 0);
+    int32_t n;
+    const int64_t *rows = cvr_rows(r, &n);
+    int bad = jacobian_rows(r, t, x, N_VGetArrayPointer(fy), rows, n);
     int rc = cvr_agree(r, bad);
     r->jval_ready = rc == 0;
     if (rc == 0) r->jac_evals++;
@@ -166,9 +215,11 @@ int cvr_jac_times(N_Vector v, N_Vector Jv, sunrealtype t, N_Vector y, N_Vector f
     }
     const double *in = with_ghosts(r, v, r->vloc, t, 1);
     double *out = N_VGetArrayPointer(Jv);
-    int32_t n = m->n;
+    int32_t n;
+    const int64_t *rows = cvr_rows(r, &n);
 #pragma omp parallel for num_threads(r->nthreads) if (n >= CVR_OMP_MIN_ROWS)
-    for (int32_t j = 0; j < n; j++) {
+    for (int32_t k = 0; k < n; k++) {
+        int32_t j = row_at(rows, k);
         double sum = 0.0;
         for (int64_t e = m->row_ptr[j]; e < m->row_ptr[j + 1]; e++)
             sum += r->jval[e] * in[m->row_col[e]];
