@@ -30,7 +30,7 @@ REQUIRED = {
 STATS_INT = ["events", "pair_steps", "row_evals", "jac_rows", "nst", "nfe", "nfeLS", "nni",
              "ncfn", "netf", "nsetups", "nli", "ncfl", "nje", "npe", "nps", "njvevals", "windows",
              "windows_rejected", "windows_stopped", "events_rejected", "crossings", "time_events", "step_limits",
-             "extrap_limits", "messages", "bytes_sent", "late_updates"]
+             "extrap_limits", "to_bdf", "to_qss", "messages", "bytes_sent", "late_updates"]
 # the same on every rank: /stats holds that count, not the sum over ranks
 STATS_AGREED = ["windows", "windows_rejected", "windows_stopped"]
 STATS_FLOAT = ["wall_setup", "wall_partition", "wall_integrate", "wall_exchange", "wall_wait",

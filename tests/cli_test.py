@@ -259,7 +259,8 @@ def bad_input_cases():
     run_case("bdf_file_missing", ["--method", "mixed", "--bdf-file", "/nonexistent/ids"],
              ["--bdf-file", "/nonexistent/ids", "cannot open"])
     run_case("qss_method_without_mixed", ["--method", "cvode", "--qss-method", "liqss2"],
-             ["--qss-method liqss2", "split between QSS and BDF", "mixed, auto", "--method cvode"])
+             ["--qss-method liqss2", "a QSS method beside CVODE", "mixed, auto, moving",
+              "--method cvode"])
     run_case("qss_method_not_qss", ["--method", "mixed", "--bdf", "i>=5", "--qss-method", "cvode"],
              ["--qss-method", "cvode", "not a QSS method"])
     # an option the method would ignore: refused, naming the methods it is for
@@ -489,9 +490,9 @@ def group_bad_input(group):
     for line in ("--tol T               relative tolerance / quantum (default 1e-3)",
                  "--max-order N         CVODE BDF maximum order, 1..5 (default 5)",
                  "--qss-method M        the QSS method: of mixed's QSS block (default mliqss2),\n"
-                 "                        of auto (default liqss2)"):
+                 "                        of auto and moving (default liqss2)"):
         usage.check(rc == 0 and line in out, f"usage lacks {line!r}: {out!r}")
-    usage.check(re.search(r"--method M +qss1 .* auto \(default auto\)\n", out) is not None,
+    usage.check(re.search(r"--method M +qss1 .* auto moving \(default auto\)\n", out) is not None,
                 f"usage does not give --method's default: {out!r}")
     twice = [l for l in out.splitlines() if l.count("default") > 1]
     usage.check(not twice, f"a default said twice: {twice}")

@@ -194,6 +194,10 @@ int cvode_integrate(const model *m, const integrator_options *o, sample_fn sampl
                     qmol_stats *stats, char *err, size_t errlen);
 int mixed_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
                     qmol_stats *stats, char *err, size_t errlen);
+/* --method moving (moving_run.c): o->qss_method (LIQSS2 when NULL) and a
+ * CVODE block over the states where the activity is, moved as it moves. */
+int moving_integrate(const model *m, const integrator_options *o, sample_fn sample, void *ctx,
+                     qmol_stats *stats, char *err, size_t errlen);
 /* --method auto (auto_run.c): segments of CVODE, o->qss_method and (when
  * o->assignment splits the states) the mixed method, each chosen by its
  * measured cost. */

@@ -142,7 +142,7 @@ static const integrator_def registry[] = {
                     "or --assign auto",
      .integrate = mixed_integrate,
      .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_ASSIGNS |
-             INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW,
+             INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW | INTEGRATOR_TAKES_QSS_METHOD,
      .pieces_per_rank = one_piece_per_rank,
      .bdf_alone = "cvode",
      .memory_state_bytes = INTEGRATOR_MEMORY_MIXED_STATE,
@@ -152,11 +152,24 @@ static const integrator_def registry[] = {
                     "--assign auto, by measured cost (docs/methods.md); the default",
      .integrate = auto_integrate,
      .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_ASSIGNS |
-             INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW | INTEGRATOR_CHOOSES,
+             INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW | INTEGRATOR_CHOOSES |
+             INTEGRATOR_TAKES_QSS_METHOD,
      .pieces_per_rank = one_piece_per_rank,
      .bdf_alone = "cvode",
      .memory_state_bytes = INTEGRATOR_MEMORY_AUTO_STATE,
      .memory_entry_bytes = INTEGRATOR_MEMORY_AUTO_ENTRY},
+    {.name = "moving",
+     .description = "QSS (--qss-method) and a CVODE-BDF block that follows the activity "
+                    "as it moves, without a restart (one rank; docs/methods.md)",
+     .integrate = moving_integrate,
+     /* (the partition's capabilities of a QSS engine, for one rank) */
+     .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_TAKES_QSS_METHOD |
+             INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW,
+     .pieces_per_rank = one_piece_per_rank,
+     .one_rank_why = "its BDF block's active set is one rank's",
+     .one_rank_instead = "mixed or auto",
+     .memory_state_bytes = INTEGRATOR_MEMORY_MIXED_STATE,
+     .memory_entry_bytes = INTEGRATOR_MEMORY_MIXED_ENTRY},
 };
 
 #define REGISTRY_SIZE ((int)(sizeof registry / sizeof registry[0]))

@@ -69,6 +69,9 @@ enum {
      * unless --bdf or --bdf-file gives the split; it logs its switches in
      * integrator_options.methods (the summary and /methods show them). */
     INTEGRATOR_CHOOSES = 1u << 9,
+    /* Runs a QSS method of --qss-method's choice beside CVODE (mixed, auto,
+     * moving). */
+    INTEGRATOR_TAKES_QSS_METHOD = 1u << 10,
 };
 
 typedef struct integrator_def {

@@ -35,6 +35,8 @@ const stats_field stats_fields[] = {
     COUNTER(time_events, 0, NULL, 0),
     COUNTER(step_limits, 0, NULL, 0),
     COUNTER(extrap_limits, 0, NULL, 0),
+    COUNTER(to_bdf, 0, NULL, 1),
+    COUNTER(to_qss, 0, NULL, 1),
     COUNTER(messages, 0, NULL, 0),
     COUNTER(bytes_sent, 0, NULL, 0),
     COUNTER(late_updates, 0, NULL, 0),

@@ -29,6 +29,9 @@ typedef struct qmol_stats {
     /* mixed: windows shortened so that QSS's view of the BDF states stays
      * within a quantum (mixed_run.c, extrapolation_limit) */
     uint64_t extrap_limits;
+    /* moving (moving_run.c): states moved from the QSS engine to the BDF
+     * block and back, over all plans */
+    uint64_t to_bdf, to_qss;
     /* across ranks (this rank's figures; 0 on one rank) */
     uint64_t windows;          /* synchronization windows (accepted; agreed) */
     uint64_t windows_rejected; /* windows run again, shorter (drift above the bound; agreed) */

@@ -14,7 +14,9 @@
 struct cva_set {
     MPI_Comm comm;
     int64_t n_local, n_active, n_active_global;
-    int64_t *index;    /* active local indices, increasing */
+    int64_t *index; /* active local indices, increasing */
+    int64_t n_runs; /* the same as runs of consecutive indices [run_lo, run_hi) */
+    int64_t *run_lo, *run_hi;
     unsigned char *on; /* 1 on an active state */
     N_Vector *clones;  /* every vector made, in order (NULL once destroyed) */
     int n_clones, cap_clones;
@@ -29,9 +31,11 @@ typedef struct cva_vector {
 #define CONTENT(v) ((cva_vector *)(v)->content)
 #define DATA(v) (CONTENT(v)->data)
 #define SET(v) (CONTENT(v)->set)
-/* for each active index i of x's set */
+/* for each active index i of x's set, in increasing order: runs of
+ * consecutive indices (a grid's set is a few bands), each a plain loop */
 #define FOR_ACTIVE(x)                                                                              \
-    for (int64_t k_ = 0, i, n_ = SET(x)->n_active; k_ < n_ && (i = SET(x)->index[k_], 1); k_++)
+    for (int64_t r_ = 0, i, nr_ = SET(x)->n_runs; r_ < nr_; r_++)                                  \
+        for (i = SET(x)->run_lo[r_]; i < SET(x)->run_hi[r_]; i++)
 
 static double sum_over(const cva_set *s, double local) {
     if (s->comm != MPI_COMM_NULL)
@@ -193,8 +197,10 @@ cva_set *cva_set_new(MPI_Comm comm, int64_t n_local) {
     s->n_local = n_local;
     size_t n = n_local > 0 ? (size_t)n_local : 1;
     s->index = malloc(n * sizeof *s->index);
+    s->run_lo = malloc(n * sizeof *s->run_lo);
+    s->run_hi = malloc(n * sizeof *s->run_hi);
     s->on = calloc(n, 1);
-    if (!s->index || !s->on) {
+    if (!s->index || !s->on || !s->run_lo || !s->run_hi) {
         cva_set_free(s);
         return NULL;
     }
@@ -204,6 +210,8 @@ cva_set *cva_set_new(MPI_Comm comm, int64_t n_local) {
 void cva_set_free(cva_set *s) {
     if (!s) return;
     free(s->index);
+    free(s->run_lo);
+    free(s->run_hi);
     free(s->on);
     free(s->clones);
     free(s);
@@ -214,10 +222,17 @@ void cva_set_use_max_norm(cva_set *s) {
 }
 
 int cva_set_take(cva_set *s, const unsigned char *want) {
-    s->n_active = 0;
+    s->n_active = s->n_runs = 0;
     for (int64_t i = 0; i < s->n_local; i++) {
         s->on[i] = want[i] != 0;
-        if (s->on[i]) s->index[s->n_active++] = i;
+        if (!s->on[i]) continue;
+        if (s->n_active == 0 || s->index[s->n_active - 1] != i - 1) {
+            s->run_lo[s->n_runs] = i;
+            s->run_hi[s->n_runs++] = i + 1;
+        } else {
+            s->run_hi[s->n_runs - 1] = i + 1;
+        }
+        s->index[s->n_active++] = i;
     }
     s->n_active_global = (int64_t)sum_over(s, (double)s->n_active);
     return 0;

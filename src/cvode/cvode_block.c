@@ -404,10 +404,34 @@ int cvode_block_reinit(cvode_block *b, double t, char *err, size_t errlen) {
     return 0;
 }
 
+/* An empty block's CVODE has no history for entering states to join (its
+ * order and step grew on nothing): it starts again at t with them. */
+static int restart_with(cvode_block *b, const unsigned char *want,
+                        void (*history)(void *ctx, int32_t j, double d[3]), void *ctx, char *err,
+                        size_t errlen) {
+    cv_run *r = &b->r;
+    double t = b->o.t0;
+    if (CVodeGetCurrentTime(b->mem, &t) < 0) t = b->o.t0;
+    double *y = N_VGetArrayPointer(b->y);
+    for (int32_t j = 0; j < r->m->n; j++)
+        if (want[j]) {
+            double d[3] = {0.0, 0.0, 0.0};
+            history(ctx, j, d);
+            y[j] = d[0];
+        }
+    cva_set_take(r->active, want);
+    build_ring(r);
+    r->jval_ready = 0;
+    if (set_norm_factor(b, err, errlen) != 0) return -1;
+    return cvode_block_reinit(b, t, err, errlen);
+}
+
 int cvode_block_move(cvode_block *b, const unsigned char *want,
                      void (*history)(void *ctx, int32_t j, double d[3]), void *ctx, char *err,
                      size_t errlen) {
     cv_run *r = &b->r;
+    if (r->active && cva_active_global(r->active) == 0)
+        return restart_with(b, want, history, ctx, err, errlen);
     long steps = 0;
     double h_last = 0.0, tn = 0.0;
     if (!r->active || CVodeGetNumSteps(b->mem, &steps) < 0 || steps == 0 ||
@@ -419,6 +443,8 @@ int cvode_block_move(cvode_block *b, const unsigned char *want,
         int qmax = b->o.max_order ? b->o.max_order : 5;
         if (cva_history_find(&b->history, b->mem, b->y, qmax, err, errlen) != 0) return -1;
         b->history_found = 1;
+    } else if (cva_history_check(&b->history, b->mem, b->yk, err, errlen) != 0) {
+        return -1; /* (checked at every move: a few vector operations) */
     }
     const model *m = r->m;
     double *y = N_VGetArrayPointer(b->y);
@@ -446,6 +472,11 @@ int cvode_block_move(cvode_block *b, const unsigned char *want,
         return -1;
     }
     return 0;
+}
+
+const int32_t *cvode_block_inputs(const cvode_block *b, int32_t *n) {
+    *n = b->r.active ? b->r.nring : 0;
+    return b->r.ring;
 }
 
 int64_t cvode_block_active_count(const cvode_block *b) {

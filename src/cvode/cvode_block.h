@@ -56,10 +56,15 @@ cvode_block *cvode_block_open_active(const model *m, const integrator_options *o
 /* Makes want the active set at the block's time (after its first step):
  * a state that enters gets its value, slope and second derivative there
  * from history(ctx, j, d) as CVODE's history; a state that leaves is an
- * input from then on. Returns 0, or -1 with err. */
+ * input from then on. An empty block starts CVODE again there instead
+ * (CVodeReInit: nothing to keep), from the entering states' values.
+ * Returns 0, or -1 with err. */
 int cvode_block_move(cvode_block *b, const unsigned char *want,
                      void (*history)(void *ctx, int32_t j, double d[3]), void *ctx, char *err,
                      size_t errlen);
+/* An active block's inputs: the inactive states its rows read (n of them,
+ * increasing; valid until the next move). */
+const int32_t *cvode_block_inputs(const cvode_block *b, int32_t *n);
 /* The states the block integrates (its active set's over all ranks, or all). */
 int64_t cvode_block_active_count(const cvode_block *b);
 /* Integrates to exactly T (> the block's time). Returns 0, or -1 with err. */

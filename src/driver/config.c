@@ -264,9 +264,12 @@ static int resolve_methods(run_config *c, int method_on_line, int qss_on_line, c
     if (!method_on_line && name_option(c, "--method", c->method->name))
         return failf(err, errlen, "out of memory");
     int chooses = integrator_has(c->method, INTEGRATOR_CHOOSES);
+    /* (moving: auto's, which its QSS part measured fastest on fronts) */
+    int like_auto = (chooses && !c->restart) || (integrator_has(c->method, INTEGRATOR_BDF) &&
+                                                 !integrator_has(c->method, INTEGRATOR_ASSIGNS) &&
+                                                 integrator_has(c->method, INTEGRATOR_QSS_ENGINE));
     if (!c->qss_method_given)
-        c->qss_method =
-            integrator_by_name(chooses && !c->restart ? AUTO_QSS_METHOD : MIXED_QSS_METHOD);
+        c->qss_method = integrator_by_name(like_auto ? AUTO_QSS_METHOD : MIXED_QSS_METHOD);
     if (chooses && !qss_on_line && name_option(c, "--qss-method", c->qss_method->name))
         return failf(err, errlen, "out of memory");
     return 0;

@@ -308,8 +308,9 @@ static const run_option options[] = {
      .must = "expected KEY=VALUE"},
     {"method", "M", "{methods}", .set = set_method, .field = FIELD(method), .initial = "auto"},
     {"qss-method", "M",
-     "the QSS method: of mixed's QSS block (default mliqss2),\nof auto (default liqss2)",
-     .set = set_method, .field = FIELD(qss_method), .needs = INTEGRATOR_ASSIGNS},
+     "the QSS method: of mixed's QSS block (default mliqss2),\nof auto and moving (default "
+     "liqss2)",
+     .set = set_method, .field = FIELD(qss_method), .needs = INTEGRATOR_TAKES_QSS_METHOD},
     {"bdf", "RULE",
      "mixed: states for BDF, e.g. \"x>5\", \"i>=500 && i<900\"\n(i state id, x y z grid "
      "coordinates, c component)",
@@ -520,10 +521,11 @@ const char *run_option_given(const run_config *c, const char *name) {
 
 /* What a method with one of the capabilities `needs` has, for a message. */
 static const char *capability_text(unsigned needs) {
-    return needs == INTEGRATOR_BDF          ? "a CVODE BDF block"
-           : needs == INTEGRATOR_ASSIGNS    ? "a split between QSS and BDF"
-           : needs == INTEGRATOR_QSS_ENGINE ? "the QSS engine"
-                                            : "another method";
+    return needs == INTEGRATOR_BDF                ? "a CVODE BDF block"
+           : needs == INTEGRATOR_ASSIGNS          ? "a split between QSS and BDF"
+           : needs == INTEGRATOR_QSS_ENGINE       ? "the QSS engine"
+           : needs == INTEGRATOR_TAKES_QSS_METHOD ? "a QSS method beside CVODE"
+                                                  : "another method";
 }
 
 int run_options_check_used(const run_config *c, char *err, size_t errlen) {

@@ -89,6 +89,10 @@ static void work_rows(const integrator_def *m, const qmol_stats *s, int size) {
             if (size > 1) rejected_row(s);
             count_row("  cut by the step limit", s->step_limits, "");
             count_row("  cut by extrapolation", s->extrap_limits, "");
+            if (s->to_bdf || s->to_qss) {
+                count_row("states moved to BDF", s->to_bdf, "moving block");
+                count_row("states moved to QSS", s->to_qss, "");
+            }
             cvode_rows(s);
         }
         count_row("jacobian rows", s->jac_rows, "scalar rows, QSS and BDF");

@@ -155,6 +155,10 @@ struct qss_engine {
     const unsigned char *watched_q; /* WATCH_* bits per column, or NULL */
     void (*on_q_change)(qss_engine *e, int32_t i, double t, const double *old_q, double old_tq);
     void *driver;
+    /* States the engine does not advance (a BDF block holds them: moving_run.c),
+     * or NULL: one popped from the queue is put back at INFINITY unhandled.
+     * Their q is set by the driver, which re-evaluates their readers. */
+    const unsigned char *passive;
     double *activity; /* events per row (o->activity, or the mixed run's own), or NULL */
     /* Several ranks: the rank that handles the discontinuities alone (the
      * others' copies of the problem's discrete variables go stale), -1 when

@@ -148,6 +148,10 @@ void eng_run_events(qss_engine *e, double T_end, window_watch *watch, double *la
         }
         if (e->failed || !(t < e->events_until)) break;
         int32_t i = heap_top(&e->heap);
+        if (e->passive && e->passive[i]) { /* a BDF state: its readers scheduled it */
+            heap_update(&e->heap, i, INFINITY);
+            continue;
+        }
         if (e->activity) __builtin_prefetch(&e->activity[i], 1); /* written at the end */
         if (e->prefetch_inputs) {    /* (beyond the caches: PREFETCH_INPUTS_BYTES) */
             eng_prefetch_deps(e, i); /* arrives while the method chooses q_i */

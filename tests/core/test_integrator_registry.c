@@ -12,7 +12,7 @@ static void lookups(void **state) {
     int count = 0;
     while (integrator_by_id(count))
         count++;
-    assert_int_equal(count, 11);
+    assert_int_equal(count, 12);
     for (int id = 0; id < count; id++) {
         const integrator_def *d = integrator_by_id(id);
         assert_ptr_equal(integrator_by_name(d->name), d);
@@ -35,13 +35,14 @@ static void names(void **state) {
     (void)state;
     char buf[256];
     integrator_names(buf, sizeof buf, 0);
-    assert_string_equal(buf, "qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2 cvode mixed auto");
+    assert_string_equal(buf,
+                        "qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2 cvode mixed auto moving");
     integrator_names(buf, sizeof buf, 1);
     assert_string_equal(buf, "qss1 qss2 qss3 bqss liqss1 liqss2 mliqss1 mliqss2");
     integrator_names(buf, 12, 0); /* cut, terminated */
     assert_string_equal(buf, "qss1 qss2 q");
     integrator_names_with(buf, sizeof buf, INTEGRATOR_BDF);
-    assert_string_equal(buf, "cvode, mixed, auto");
+    assert_string_equal(buf, "cvode, mixed, auto, moving");
     integrator_names_with(buf, sizeof buf, INTEGRATOR_ASSIGNS);
     assert_string_equal(buf, "mixed, auto");
 }

@@ -1,0 +1,75 @@
+/* --method moving (moving_run.c): the mixed method whose BDF block follows
+ * the activity, against a tight CVODE reference and the single methods.
+ *
+ *   - adr2d 100 x 100 (a front crossing the grid), tf 2, and adr1d
+ *     N = 1000, tf 10, 10 samples, tol 1e-3 and 1e-4: e_rr over the samples
+ *     against CVODE at 1e-9 at most 1.5 times the worse of CVODE's and
+ *     LIQSS2's at the same tol (the errors of the two methods it joins);
+ *     states move both ways (into the BDF block ahead of the front, back to
+ *     QSS behind it); on adr1d the QSS engine has events beside CVODE's
+ *     steps (on adr2d 100 x 100 the states it holds stay at rest);
+ *   - what it refuses: a problem with discontinuities (heat2d-thermostat).
+ */
+#include "tests/support/run_support.h"
+#include "tests/support/test_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* One problem at tol 1e-3 and 1e-4 against CVODE at 1e-9; qss_work: the
+ * QSS engine must have events there (the coupling in use). */
+static void against_single_methods(const char *problem, const char *const *sets, int nsets,
+                                   double tf, int qss_work) {
+    test_run *ref = run_problem(problem, sets, nsets, "cvode", 1e-9, 1e-10, tf, 10, 0, 1);
+    assert_int_equal(ref->rc, 0);
+    const double tols[] = {1e-3, 1e-4};
+    for (int k = 0; k < 2; k++) {
+        double tol = tols[k];
+        test_run *cv = run_problem(problem, sets, nsets, "cvode", tol, 0.1 * tol, tf, 10, 0, 1);
+        test_run *lq = run_problem(problem, sets, nsets, "liqss2", tol, 0.1 * tol, tf, 10, 0, 1);
+        test_run *mv = run_problem(problem, sets, nsets, "moving", tol, 0.1 * tol, tf, 10, 0, 1);
+        assert_int_equal(cv->rc, 0);
+        assert_int_equal(lq->rc, 0);
+        if (mv->rc) print_message("moving: %s\n", mv->err);
+        assert_int_equal(mv->rc, 0);
+        double ecv = run_relative_error(cv, ref), elq = run_relative_error(lq, ref),
+               emv = run_relative_error(mv, ref);
+        print_message("%s tol %g: e_rr cvode %.3g, liqss2 %.3g, moving %.3g (%llu events, %llu "
+                      "BDF steps, %llu states to BDF, %llu back to QSS)\n",
+                      problem, tol, ecv, elq, emv, (unsigned long long)mv->stats.events,
+                      (unsigned long long)mv->stats.nst, (unsigned long long)mv->stats.to_bdf,
+                      (unsigned long long)mv->stats.to_qss);
+        assert_true(emv <= 1.5 * fmax(ecv, elq));
+        assert_true(mv->stats.to_bdf > 0 && mv->stats.to_qss > 0);
+        assert_true(mv->stats.nst > 0);
+        if (qss_work) assert_true(mv->stats.events > 0);
+        run_free(cv), run_free(lq), run_free(mv);
+    }
+    run_free(ref);
+}
+
+static void follows_the_front(void **state) {
+    (void)state;
+    static const char *const grid[] = {"nx=100", "ny=100"};
+    against_single_methods("adr2d", grid, 2, 2.0, 0);
+    against_single_methods("adr1d", NULL, 0, 10.0, 1);
+}
+
+static void refuses_discontinuities(void **state) {
+    (void)state;
+    test_run *r = run_problem("heat2d-thermostat", NULL, 0, "moving", 1e-3, 1e-4, 0.0, 4, 0, 1);
+    assert_int_not_equal(r->rc, 0);
+    print_message("%s\n", r->err);
+    assert_non_null(strstr(r->err, "discontinuities"));
+    run_free(r);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(follows_the_front),
+    cmocka_unit_test(refuses_discontinuities),
+};
+
+int main(int argc, char **argv) {
+    return QMOL_RUN_TESTS(argc, argv, tests);
+}
