@@ -308,9 +308,9 @@ static cvode_block *open_block(const model *m, const integrator_options *o,
             if (!r->active || !r->ring || !b->entering) {
                 snprintf(err, errlen, "out of memory for the active set (n=%d)", (int)m->n);
                 rc = -1;
-            } else {
-                cva_set_take(r->active, want);
-                build_ring(r);
+            } else { /* every state until CVODE is set up (below) */
+                memset(b->entering, 1, (size_t)m->n); /* (as bytes: scratch) */
+                cva_set_take(r->active, (const unsigned char *)b->entering);
             }
         }
     }
@@ -325,7 +325,13 @@ static cvode_block *open_block(const model *m, const integrator_options *o,
     if (distributed) rc = comm_agree(comm, rc, err, errlen);
     if (rc == 0) rc = cvk_agree(&b->r, create_cvode(b, err, errlen), err, errlen);
     if (rc == 0) rc = cvk_agree(&b->r, configure_cvode(b, which, err, errlen), err, errlen);
-    if (rc == 0 && want) rc = set_norm_factor(b, err, errlen);
+    /* CVODE copied what it keeps of its inputs (y0 into its history, the
+     * absolute tolerances) over every state; from here on the set's */
+    if (rc == 0 && want) {
+        cva_set_take(b->r.active, want);
+        build_ring(&b->r);
+        rc = set_norm_factor(b, err, errlen);
+    }
     if (rc != 0) {
         cvode_block_close(b);
         return NULL;

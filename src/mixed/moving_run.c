@@ -50,11 +50,14 @@
 #define PLAN_RATE 1.0 /* quanta per plan interval that put a state in the core */
 #define PLAN_STAY 0.1 /* the same for a state already on BDF */
 #define PLAN_MARGIN 8 /* hops */
-/* The longest window, as a fraction of the span. Windows as long as
- * CVODE's steps (adr2d 300 x 300, tf 10, tol 1e-3: 499 steps) let plans
- * come late, up to a step after they were due, and the set churned: 478,151
- * states moved into the block and back, 2.49 s; capped here, 1,074 steps,
- * 83,318 moves, 1.30 s (e_rr 7.9e-4 and 8.0e-4). */
+/* The longest window, as a fraction of the span. With windows as long as
+ * CVODE's steps (adr2d 300 x 300, tf 10, tol 1e-3: 499 steps) the set
+ * churned, 639,259 states moved into the block and 601,629 back, 3.25 s;
+ * capped at 1/128, 1/256, 1/512 of the span 565,564-642,627 moves, 2.9-3.1
+ * s; at 1/1024, 1,058 steps, 83,343 moves, 1.1-1.7 s (e_rr 2.5e-4 to
+ * 6.0e-4). The QSS states next to the block read it as a Taylor polynomial
+ * over the window: over long windows their slopes stray and the plan takes
+ * them in, then lets them go. */
 #define MAX_WINDOW (PLAN_FRACTION / 8.0)
 
 /* A QSS state's q from t on (coefficients about t). */
