@@ -17,14 +17,8 @@
 #include "comm/halo.h"
 #include "qss/qss_engine.h"
 #include "qss/qss_journal.h"
+#include "mixed/q_history.h"
 #include "qss/qss_window.h"
-
-/* A piece of an exported q: from its time to the next piece of the same
- * state (prev links them backwards). */
-typedef struct q_piece {
-    double t, c[3];
-    int32_t prev;
-} q_piece;
 
 typedef struct mixed {
     qss_engine e;              /* the QSS block (first: the engine points back through driver) */
@@ -55,8 +49,7 @@ typedef struct mixed {
      * their Jacobian entries */
     int64_t *reader_ptr, *reader_entry;
     int32_t *reader_row;
-    q_piece *history; /* COUPLING_HISTORY: every q of the exports in the window */
-    int32_t nhistory, history_cap;
+    q_history history;                  /* COUPLING_HISTORY: every q of the exports in the window */
     int32_t *history_last;              /* per export: its newest piece */
     int32_t *bdf_readers, nbdf_readers; /* QSS rows reading a BDF state */
     /* per reader r, its BDF columns read_col[read_ptr[r] .. read_ptr[r + 1])

@@ -54,14 +54,7 @@
 
 /* Export k's q as the BDF block sees it at t inside [tk, T]. */
 static double export_value(const mixed *x, int32_t k, double t) {
-    if (x->coupling == COUPLING_HISTORY) {
-        int32_t p = x->history_last[k];
-        while (x->history[p].t > t && x->history[p].prev >= 0)
-            p = x->history[p].prev;
-        const q_piece *q = &x->history[p];
-        double h = t - q->t;
-        return q->c[0] + h * (q->c[1] + h * q->c[2]);
-    }
+    if (x->coupling == COUPLING_HISTORY) return qh_value(&x->history, x->history_last[k], t);
     double q0 = x->q_start[k];
     if (x->coupling == COUPLING_SAMPLE) return q0;
     double span = x->T - x->tk, frac = span > 0.0 ? (t - x->tk) / span : 1.0;
@@ -99,24 +92,6 @@ void mixed_bdf_inputs(void *ctx, double t, const double *y, int product, double 
     fill_inputs(ctx, t, y, product ? INPUTS_PRODUCT : INPUTS_COUPLED, v);
 }
 
-/* Appends export k's polynomial from t (coefficients about t). Returns 0 or
- * -1 (out of memory). */
-static int history_push(mixed *x, int32_t k, double t, double c0, double c1, double c2) {
-    if (x->nhistory == x->history_cap) {
-        int32_t cap = x->history_cap ? 2 * x->history_cap : 1024;
-        q_piece *grown = realloc(x->history, (size_t)cap * sizeof *grown);
-        if (!grown) return -1;
-        x->history = grown;
-        x->history_cap = cap;
-    }
-    q_piece *q = &x->history[x->nhistory];
-    q->t = t;
-    q->c[0] = c0, q->c[1] = c1, q->c[2] = c2;
-    q->prev = x->history_last[k];
-    x->history_last[k] = x->nhistory++;
-    return 0;
-}
-
 /* Integral of the polynomial c (about tq, degree <= 2) over [a, b]. */
 static double integral(const double *c, double tq, double a, double b) {
     double ha = a - tq, hb = b - tq;
@@ -133,7 +108,7 @@ void mixed_on_export_change(qss_engine *e, int32_t i, double t, const double *ol
     mixed *x = e->driver;
     int32_t k = x->export_of[i];
     if (x->coupling == COUPLING_HISTORY) { /* the BDF block sees q exactly */
-        if (history_push(x, k, t, e->q[i].c[0], e->q[i].c[1], e->q[i].c[2]) != 0)
+        if (qh_push(&x->history, &x->history_last[k], t, e->q[i].c) != 0)
             eng_fail(e, "out of memory for the QSS inputs' history");
         return;
     }
@@ -324,12 +299,12 @@ static void control_view(mixed *x, double length, double planned) {
 static void start_window(mixed *x, double tk) {
     x->tk = tk;
     x->limited = 0;
-    x->nhistory = 0;
+    x->history.n = 0;
     for (int32_t k = 0; k < x->nexports && x->coupling == COUPLING_HISTORY; k++) {
         int32_t i = x->export_q[k];
         x->history_last[k] = -1;
-        if (history_push(x, k, tk, eng_q_at(&x->e, i, tk), eng_qdot_at(&x->e, i, tk),
-                         x->e.q[i].c[2]) != 0)
+        double q[3] = {eng_q_at(&x->e, i, tk), eng_qdot_at(&x->e, i, tk), x->e.q[i].c[2]};
+        if (qh_push(&x->history, &x->history_last[k], tk, q) != 0)
             eng_fail(&x->e, "out of memory for the QSS inputs' history");
     }
     for (int32_t k = 0; k < x->nexports; k++) {

@@ -27,7 +27,7 @@ void mixed_free(mixed *x) {
     free(x->input_lay), free(x->export_q), free(x->export_of), free(x->watched);
     free(x->q_start), free(x->q_integral), free(x->q_upto);
     free(x->reader_ptr), free(x->reader_entry), free(x->reader_row);
-    free(x->history), free(x->history_last), free(x->bdf_readers), free(x->slope_rows);
+    qh_free(&x->history), free(x->history_last), free(x->bdf_readers), free(x->slope_rows);
     free(x->read_ptr), free(x->read_col), free(x->read_sens);
     free(x->y0), free(x->ydot), free(x->col_slope), free(x->col_anchor), free(x->col_curv);
     free(x->lay_vals), free(x->lay_slope), free(x->view_area), free(x->unit_area),

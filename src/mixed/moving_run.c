@@ -33,6 +33,7 @@
 #include "core/integrator_registry.h"
 #include "core/wallclock.h"
 #include "cvode/cvode_block.h"
+#include "mixed/q_history.h"
 #include "qss/qss_engine.h"
 
 #include <math.h>
@@ -60,12 +61,6 @@
  * them in, then lets them go. */
 #define MAX_WINDOW (PLAN_FRACTION / 8.0)
 
-/* A QSS state's q from t on (coefficients about t). */
-typedef struct q_piece {
-    double t, c[3];
-    int32_t prev;
-} q_piece;
-
 typedef struct moving {
     const model *m;
     const integrator_options *o;
@@ -76,8 +71,8 @@ typedef struct moving {
     unsigned char *bdf, *want, *core, *watched;
     int32_t *front; /* the plan's core and its widening, in order of hops */
     /* the window's history of the QSS states CVODE reads */
-    q_piece *hist;
-    int32_t nhist, cap_hist, *last;
+    q_history hist;
+    int32_t *last;
     /* BDF states that QSS rows read: their slopes at the last two window
      * ends, and y'' */
     int32_t *view, nview;
@@ -87,56 +82,34 @@ typedef struct moving {
     int64_t plans;
 } moving;
 
-static int push_piece(moving *x, int32_t i, double t, const double *c) {
-    if (x->nhist == x->cap_hist) {
-        int32_t cap = x->cap_hist ? 2 * x->cap_hist : 1024;
-        q_piece *grown = realloc(x->hist, (size_t)cap * sizeof *grown);
-        if (!grown) return -1;
-        x->hist = grown;
-        x->cap_hist = cap;
-    }
-    q_piece *p = &x->hist[x->nhist];
-    p->t = t;
-    p->c[0] = c[0], p->c[1] = c[1], p->c[2] = c[2];
-    p->prev = x->last[i];
-    x->last[i] = x->nhist++;
-    return 0;
-}
-
 static void on_q_change(qss_engine *e, int32_t i, double t, const double *old, double old_tq) {
     (void)old, (void)old_tq;
     moving *x = e->driver;
-    if (push_piece(x, i, t, e->q[i].c) != 0) eng_fail(e, "out of memory for the QSS history");
+    if (qh_push(&x->hist, &x->last[i], t, e->q[i].c) != 0)
+        eng_fail(e, "out of memory for the QSS history");
 }
 
 /* CVODE's inputs: the QSS states' q at t, from the window's history. */
 static void inactive_values(void *ctx, double t, const int32_t *cols, int32_t ncols, double *v) {
     const moving *x = ctx;
     for (int32_t k = 0; k < ncols; k++) {
-        int32_t c = cols[k], p = x->last[c];
-        if (p < 0) {
-            v[c] = eng_q_at(&x->e, c, t);
-            continue;
-        }
-        while (x->hist[p].t > t && x->hist[p].prev >= 0)
-            p = x->hist[p].prev;
-        const q_piece *q = &x->hist[p];
-        double h = t - q->t;
-        v[c] = q->c[0] + h * (q->c[1] + h * q->c[2]);
+        int32_t c = cols[k];
+        v[c] = x->last[c] < 0 ? eng_q_at(&x->e, c, t) : qh_value(&x->hist, x->last[c], t);
     }
 }
 
 /* A new window from tk: the history starts with each input's q at tk. */
 static void start_window(moving *x, double tk) {
     x->tk = tk;
-    x->nhist = 0;
+    x->hist.n = 0;
     int32_t nring;
     const int32_t *ring = cvode_block_inputs(x->b, &nring);
     for (int32_t k = 0; k < nring; k++) {
         int32_t c = ring[k];
         x->last[c] = -1;
         double q[3] = {eng_q_at(&x->e, c, tk), eng_qdot_at(&x->e, c, tk), x->e.q[c].c[2]};
-        if (push_piece(x, c, tk, q) != 0) eng_fail(&x->e, "out of memory for the QSS history");
+        if (qh_push(&x->hist, &x->last[c], tk, q) != 0)
+            eng_fail(&x->e, "out of memory for the QSS history");
     }
 }
 
@@ -383,7 +356,7 @@ static void moving_free(moving *x) {
     free(x->e.activity);
     eng_free(&x->e);
     if (x->b) cvode_block_close(x->b);
-    free(x->bdf), free(x->want), free(x->core), free(x->watched), free(x->hist), free(x->last);
+    free(x->bdf), free(x->want), free(x->core), free(x->watched), qh_free(&x->hist), free(x->last);
     free(x->view), free(x->front), free(x->slope), free(x->curv), free(x->cur), free(x->vals),
         free(x->listed);
     free(x->f);
