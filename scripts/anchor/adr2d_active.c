@@ -489,12 +489,6 @@ static void move_states(app *a, planner *p, N_Vector z[QMAX + 1], double *u, dou
     if (precond_rows(a)) fail("a zero pivot in the preconditioner of the new set");
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int usage(const char *why) {
     fprintf(stderr,
             "adr2d_active: %s\nusage: adr2d_active N tf tol jacobi|ilu0 OUT R M c\n"
@@ -504,28 +498,21 @@ static int usage(const char *why) {
     return 2;
 }
 
-static int number(const char *s, double *v) {
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0' && errno == 0 && isfinite(*v);
-}
-
 int main(int argc, char **argv) {
     if (argc != 9) return usage("8 arguments needed");
     double nd, tf, tol, every, margin, c;
-    if (!number(argv[1], &nd) || nd != floor(nd) || nd < 2 || nd > 100000)
+    if (!parse_double(argv[1], &nd) || nd != floor(nd) || nd < 2 || nd > 100000)
         return usage("N: a whole number >= 2");
-    if (!number(argv[2], &tf) || !(tf > 0.0)) return usage("tf: a number > 0");
-    if (!number(argv[3], &tol) || !(tol > 0.0)) return usage("tol: a number > 0");
+    if (!parse_double(argv[2], &tf) || !(tf > 0.0)) return usage("tf: a number > 0");
+    if (!parse_double(argv[3], &tol) || !(tol > 0.0)) return usage("tol: a number > 0");
     int precond = strcmp(argv[4], "jacobi") == 0 ? JACOBI
                   : strcmp(argv[4], "ilu0") == 0 ? ILU0
                                                  : -1;
     if (precond < 0) return usage("precond: jacobi or ilu0");
-    if (!number(argv[6], &every) || !(every > 0.0)) return usage("R: a number > 0");
-    if (!number(argv[7], &margin) || margin != floor(margin) || margin < 0 || margin > 1e6)
+    if (!parse_double(argv[6], &every) || !(every > 0.0)) return usage("R: a number > 0");
+    if (!parse_double(argv[7], &margin) || margin != floor(margin) || margin < 0 || margin > 1e6)
         return usage("M: a whole number >= 0");
-    if (!number(argv[8], &c) || !(c > 0.0)) return usage("c: a number > 0");
+    if (!parse_double(argv[8], &c) || !(c > 0.0)) return usage("c: a number > 0");
     const char *out = argv[5];
     long n = (long)nd, total = n * n;
     double dx = LX / (double)n, dy = LY / (double)n;

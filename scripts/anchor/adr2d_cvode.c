@@ -232,25 +232,12 @@ static int psolve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector rv, N_Vector 
     return 0;
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int usage(const char *why) {
     fprintf(stderr,
             "adr2d_cvode: %s\nusage: adr2d_cvode N tf tol jacobi|ilu0 serial|THREADS OUT "
             "[bdf|dirk[2-5] [R]]\n",
             why);
     return 2;
-}
-
-static int parse_double(const char *s, double *v) {
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0' && errno == 0 && isfinite(*v);
 }
 
 static int parse_long(const char *s, long *v) {

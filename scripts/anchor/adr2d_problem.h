@@ -1,6 +1,7 @@
 /* adr2d_problem.h: qmol's adr2d problem with its default parameters
  * (problems/adr2d.c), as the hand-written programs beside this file
- * (adr2d_cvode.c, adr2d_active.c) write it for themselves.
+ * (adr2d_cvode.c, adr2d_active.c) write it for themselves, and the two
+ * programs' clock and number parsing.
  *
  *   f = wW (uW - u) + wE (uE - u) + wS (uS - u) + wN (uN - u) + r (u^2 - u^3),
  *   wW = ax/dx + d/dx^2, wE = d/dx^2, wS = ay/dy + d/dy^2, wN = d/dy^2,
@@ -12,7 +13,10 @@
 #ifndef ADR2D_PROBLEM_H
 #define ADR2D_PROBLEM_H
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
+#include <time.h>
 
 #define LX 10.0
 #define LY 10.0
@@ -31,6 +35,21 @@ static inline void adr2d_initial(long n, double *u) {
     long rows = (long)floor((double)n * INIT_YFRAC + 1e-9);
     for (long i = 0; i < n * n; i++)
         u[i] = i % n < cols && i / n < rows ? 1.0 : 0.0;
+}
+
+/* Monotonic seconds. */
+static inline double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A whole string as a finite number into v: 1, else 0. */
+static inline int parse_double(const char *s, double *v) {
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return end != s && *end == '\0' && errno == 0 && isfinite(*v);
 }
 
 #endif
