@@ -58,7 +58,8 @@
  * s; at 1/1024, 1,058 steps, 83,343 moves, 1.1-1.7 s (e_rr 2.5e-4 to
  * 6.0e-4). The QSS states next to the block read it as a Taylor polynomial
  * over the window: over long windows their slopes stray and the plan takes
- * them in, then lets them go. */
+ * them in, then lets them go. Where no QSS row reads the block (all on
+ * BDF, say), nothing strays and CVODE's steps are the windows. */
 #define MAX_WINDOW (PLAN_FRACTION / 8.0)
 
 typedef struct moving {
@@ -317,7 +318,7 @@ static int run(moving *x, sample_fn sample, void *ctx, double *buf, char *err, s
             W = x->view_limit;
             e->stats->extrap_limits++;
         }
-        W = fmin(W, MAX_WINDOW * x->span);
+        if (x->nview > 0) W = fmin(W, MAX_WINDOW * x->span); /* (no views: nothing strays) */
         W = fmax(W, MIN_WINDOW * x->span);
         double T_end = fmin(T + W, ts);
         if (!(T_end > T)) T_end = ts; /* (T + W rounded to T next to ts) */
