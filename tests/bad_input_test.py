@@ -426,6 +426,12 @@ def options_cases():
              ["run", "--problem", "heat2d-thermostat", "--set", "Ton=2", "--set", "Toff=1",
               "--tf", "1e-3", "--samples", "2", "--output", "{d}/out.h5"],
              r"heat2d-thermostat.*Ton.*Toff"),
+        # a method that does not handle the problem's discontinuities
+        Case("moving_with_discontinuities",
+             ["run", "--problem", "heat2d-thermostat", "--method", "moving", "--tf", "1e-3",
+              "--samples", "2", "--output", "{d}/out.h5"],
+             r"--method moving: does not handle discontinuities.*heat2d-thermostat.*mixed or "
+             r"auto"),
         # each in range, but two periods (pulse's default tf) overflow: refused by the
         # problem, also when --tf is given
         Case("set_period_tf_overflow", base(problem="pulse") + ["--set", "period=1e308"],
@@ -709,6 +715,8 @@ def mpi_cases():
              files={"target": "not qmol's\n", "out.h5.partial": lambda p: os.symlink("target", p)}),
         Case("bqss_on_2ranks", base() + ["--method", "bqss"],
              r"--method: bqss runs on one rank only.*2 ranks"),
+        Case("moving_on_2ranks", base() + ["--method", "moving"],
+             r"--method: moving runs on one rank only.*2 ranks.*mixed or auto"),
         Case("window_min_above_max_2ranks",
              base() + ["--window-min", "1e-4", "--window-max", "1e-5"],
              r"--window-min (1e-0?4|0\.0001)\b.*--window-max (1e-0?5|1e-05)\b"),

@@ -168,6 +168,7 @@ static const integrator_def registry[] = {
      .pieces_per_rank = one_piece_per_rank,
      .one_rank_why = "its BDF block's active set is one rank's",
      .one_rank_instead = "mixed or auto",
+     .no_discontinuities_instead = "mixed or auto",
      .memory_state_bytes = INTEGRATOR_MEMORY_MIXED_STATE,
      .memory_entry_bytes = INTEGRATOR_MEMORY_MIXED_ENTRY},
 };

@@ -89,6 +89,9 @@ typedef struct integrator_def {
     /* A method that runs on one rank only: why, and what to use instead on
      * several; NULL: any number of ranks. */
     const char *one_rank_why, *one_rank_instead;
+    /* A method that refuses problems with discontinuities (zero crossings,
+     * time events): what to use instead; NULL: it handles them. */
+    const char *no_discontinuities_instead;
     /* INTEGRATOR_ASSIGNS: the name of the method that runs the states
      * alone when the assignment gave them all to BDF. */
     const char *bdf_alone;

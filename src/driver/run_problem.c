@@ -84,6 +84,13 @@ int run_check_problem(run_ctx *r) {
         run_say(r, "qmol: error: problem %s: %s\n", r->def->name, r->err);
         return 2;
     }
+    if (c->method->no_discontinuities_instead && problem_has_discontinuities(p)) {
+        run_say(r,
+                "qmol: error: --method %s: does not handle discontinuities, and problem %s has "
+                "zero crossings or time events; use %s\n",
+                c->method->name, r->def->name, c->method->no_discontinuities_instead);
+        return 2;
+    }
     if (integrator_has(c->method, INTEGRATOR_ASSIGNS) &&
         mixed_check_coupling(c->coupling, r->size, r->err, sizeof r->err)) {
         run_say(r, "qmol: error: %s\n", r->err);
