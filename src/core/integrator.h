@@ -11,6 +11,7 @@
 #include "core/model.h"
 #include "core/stats.h"
 #include <stddef.h>
+#include <stdio.h>
 
 struct integrator_def; /* a method: integrator_registry.h */
 struct halo_plan;
@@ -183,6 +184,14 @@ typedef struct integrator_state {
 /* Receives sample k (1..K) at time t; x holds the n local states. Returns 0,
  * or non-zero to abort the run (the integrator returns that value). */
 typedef int (*sample_fn)(void *ctx, int64_t k, double t, const double *x);
+
+/* What an integrator returns when sample k at t stopped the run with a
+ * non-zero code: the code, with the message in err. */
+static inline int sample_stopped(char *err, size_t errlen, int64_t k, double t, int code) {
+    snprintf(err, errlen, "sample %lld at t=%.17g stopped the run (code %d)", (long long)k, t,
+             code);
+    return code;
+}
 
 /* The integrate functions of the registry's entries (integrator_registry.h):
  * qss_integrate runs o->method's QSS table, mixed_integrate o->qss_method's

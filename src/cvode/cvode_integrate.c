@@ -214,9 +214,7 @@ static int deliver(cvode_block *b, double tret, int at_stop, int64_t *k, sample_
         double s0 = MPI_Wtime();
         int src = sample(ctx, *k, tk, N_VGetArrayPointer(b->yk));
         *sample_wall += MPI_Wtime() - s0;
-        if (src != 0 && !err[0])
-            snprintf(err, errlen, "sample %lld at t=%.17g stopped the run (code %d)", (long long)*k,
-                     tk, src);
+        if (src != 0 && !err[0]) sample_stopped(err, errlen, *k, tk, src);
         src = cvk_agree(r, src, err, errlen);
         if (src != 0) return src;
         (*k)++;

@@ -38,6 +38,7 @@
 #include "core/initial.h"
 #include "qss/discrete.h"
 #include "mixed/mixed_internal.h"
+#include "mixed/view_control.h"
 #include "core/progress.h"
 #include "qss/qss_journal.h"
 #include "core/wallclock.h"
@@ -144,25 +145,6 @@ void mixed_on_export_change(qss_engine *e, int32_t i, double t, const double *ol
 
 /* ---- window ends ----------------------------------------------------------- */
 
-/* The part of a quantum the QSS block's view of a BDF state may drift from
- * the truth over a window. The drift has one sign over a whole smooth
- * stretch (a linear view of a decaying, convex y lies below it), so unlike
- * a QSS state's own |q - x|, which changes sides, it acts on the readers as
- * a steady source: heat1d N = 100, `--bdf "x>0.5"`, mLIQSS2, tol 1e-4, max
- * error with 4 / 5 / 6 / 10 / 20 samples: a whole quantum 7.7e-4 / 1.1e-3 /
- * 1.2e-3 / 6.0e-4 / 4.1e-4 (43-54 BDF steps), a half 3.1e-4 / 3.0e-4 /
- * 3.8e-4 / 3.0e-4 / 2.4e-4 (55-67 steps), a quarter 1.7e-4 .. 1.1e-4
- * (78-88 steps); CVODE alone 3.4e-4. Where the view is not what limits
- * the error the windows only cost: adr1d-vardiff N = 400 (tests/mixed/test_mixed.c)
- * keeps e_rr 7.6e-4 and 178 BDF steps under the default history coupling
- * whatever the fraction, but the interp coupling takes 469 steps with a
- * whole quantum, 589 with a half, 738 with a quarter (CVODE alone 1,340).
- * The constant view of first-order methods keeps the whole quantum: its
- * windows are linear in the fraction, and a quarter took mixed LIQSS1 on
- * the heat1d run from 4,937 BDF steps to 19,738 (max error 4.2e-4 to
- * 1.3e-4, both within the rules). */
-#define VIEW_DRIFT 0.5
-
 /* The BDF states as the QSS block sees them from t on, from y(t) and the
  * slopes f_b(t, y, q(t)) of the rows QSS may read (collective on several
  * ranks: the other ranks' values come through the layout's halo): y + y' s
@@ -224,73 +206,32 @@ static void renew_bdf_columns(mixed *x, double t, double span, int measure_drift
 }
 
 /* The longest window over which the QSS block's view of the BDF states it
- * reads, their Taylor polynomial about the window start, stays close to
- * the truth: within dQ for a constant view (first-order methods, dQ / |y'|),
- * within VIEW_DRIFT dQ for a linear one (sqrt(2 VIEW_DRIFT dQ / |y''|)).
- * CVODE sizes its steps for its own error, not for this extrapolation:
- * without the limit heat1d's error under mixed QSS2 stopped shrinking with
- * the tolerance (2.0e-3 at 1e-3, 9.5e-4 at 1e-4) and under QSS1 reached 20
+ * reads stays close to the truth (view_extrapolation_limit). CVODE sizes
+ * its steps for its own error, not for this extrapolation: without the
+ * limit heat1d's error under mixed QSS2 stopped shrinking with the
+ * tolerance (2.0e-3 at 1e-3, 9.5e-4 at 1e-4) and under QSS1 reached 20
  * tol. This rank's columns only. */
 static double extrapolation_limit(const mixed *x) {
     const qss_engine *e = &x->e;
     double h = INFINITY;
     for (int32_t c = x->first_bdf_col; c < x->mq.n_cols; c++) {
         int32_t k = c - x->first_bdf_col;
-        double dq = e->x[c].dq, lim;
-        if (e->order == 1) {
-            double v = fabs(x->col_slope[k]);
-            lim = v > 0.0 ? dq / v : INFINITY;
-        } else {
-            double a = fabs(x->col_curv[k]);
-            lim = a > 0.0 ? sqrt(2.0 * VIEW_DRIFT * dq / a) : INFINITY;
-        }
+        double lim =
+            view_extrapolation_limit(e->order, e->x[c].dq, x->col_slope[k], x->col_curv[k]);
         if (lim < h) h = lim;
     }
     return h;
 }
 
-/* The view drift controller (ours; docs/methods.md "Extrapolation limit").
- * The extrapolation limit predicts from the curvature the slopes have
- * shown; where they have shown none yet (a BDF region the heat has not
- * reached: y = 0, y' = 0) it allows any window, and CVODE, whose error is
- * small there, grows its steps tenfold: heat2d-thermostat 16 x 16, `--bdf
- * "x>0.6"`, tol 1e-2 went from a 2e-3 window to a 2e-2 one while heat came
- * into the BDF region; its QSS neighbours read it as cold all that window,
- * and the first switch came 3.2e-4 s late (-0.8e-4 s with short windows).
- * So each window end also measures the drift the view had (the old
- * polynomial at T against y(T), in quanta of the column), and the next
- * window is at most the last one times VIEW_SAFETY / drift^(1/p) (p = 2
- * for a linear view, 1 for a constant one), within [VIEW_SHRINK,
- * VIEW_GROWTH]: a window grows at most VIEW_GROWTH-fold over one whose
- * view was measured. A window cut short (a sample, a discontinuity, the
- * step limit) with its drift within a quantum keeps the controller's
- * length of before. The measured drift is held to a whole quantum, not to
- * the a-priori limit's VIEW_DRIFT: on diurnal (`--bdf "c==0"`, tol 1e-4)
- * the fast species' views drift past half a quantum whenever a QSS input
- * moves them, and holding them to it took 19,582 windows instead of
- * 10,290 for the same e_rr (3.2e-4); a whole quantum and growth 4 take
- * 11,800. Under `--coupling interp` and `sample` only the growth limit
- * applies: there the BDF block integrates an approximation of q, its stiff
- * rows relax within a window to each new input, and the view's drift does
- * not shrink with the window (adr1d-vardiff N = 400, LIQSS2, sample: a
- * quantum at windows of 1e-4 and of 1e-5; shrinking took 1,262 BDF steps
- * instead of 563 for the same e_rr); the step limit (Eq. 7.35) governs
- * those couplings. The readers' drift (measure_readers) is held to a
- * quantum the same way, with the power p + 1: it grows as the view's drift
- * times the window. */
-#define VIEW_SAFETY 0.9
-#define VIEW_SHRINK 0.2
-#define VIEW_GROWTH 4.0
-
 static void control_view(mixed *x, double length, double planned) {
     double r = x->coupling == COUPLING_HISTORY ? x->view_drift : 0.0;
     double p = x->e.order >= 2 ? 2.0 : 1.0;
-    double factor = r > 0.0 ? VIEW_SAFETY * pow(r, -1.0 / p) : VIEW_GROWTH;
+    double factor = view_drift_factor(r, p);
     /* (the readers' drift grows as the view's times the window) */
     double rr = x->read_drift; /* (0 under the other couplings) */
-    if (rr > 0.0) factor = fmin(factor, VIEW_SAFETY * pow(rr, -1.0 / (p + 1.0)));
+    if (rr > 0.0) factor = fmin(factor, view_drift_factor(rr, p + 1.0));
     if (rr > r) r = rr;
-    double next = length * fmin(VIEW_GROWTH, fmax(VIEW_SHRINK, factor));
+    double next = view_next_window(length, factor);
     if (length < planned && r <= 1.0) next = fmax(next, fmin(x->view_window, planned));
     x->view_window = next;
 }
@@ -563,11 +504,7 @@ static int run(mixed *x, sample_fn sample, void *ctx, double *buf, char *err, si
         T = T_end;
         if (T == ts) {
             int rc = emit(x, next_k, ts, buf, sample, ctx);
-            if (rc) {
-                snprintf(err, errlen, "sample %lld at t=%.17g stopped the run (code %d)",
-                         (long long)next_k, ts, rc);
-                return rc;
-            }
+            if (rc) return sample_stopped(err, errlen, next_k, ts, rc);
             next_k++;
         }
         state.failed = e->failed;

@@ -34,6 +34,7 @@
 #include "core/wallclock.h"
 #include "cvode/cvode_block.h"
 #include "mixed/q_history.h"
+#include "mixed/view_control.h"
 #include "qss/qss_engine.h"
 
 #include <math.h>
@@ -43,10 +44,6 @@
 
 #define FIRST_WINDOW 1e-6 /* the first window, as a fraction of the span */
 #define MIN_WINDOW 1e-12  /* the shortest window, the same (a time step T can tell from T) */
-#define VIEW_DRIFT 0.5    /* as mixed_run.c's, and its view drift controller's: */
-#define VIEW_SAFETY 0.9
-#define VIEW_SHRINK 0.2
-#define VIEW_GROWTH 4.0
 #define PLAN_FRACTION (1.0 / 128.0)
 #define PLAN_RATE 1.0 /* quanta per plan interval that put a state in the core */
 #define PLAN_STAY 0.1 /* the same for a state already on BDF */
@@ -69,8 +66,9 @@ typedef struct moving {
     qss_engine e;
     cvode_block *b;
     int32_t n;
-    unsigned char *bdf, *want, *core, *watched;
-    int32_t *front; /* the plan's core and its widening, in order of hops */
+    unsigned char *bdf, *want, *watched;
+    unsigned char *leaving; /* at a move: 1 where a state goes back to QSS */
+    int32_t *front;         /* the plan's core and its widening, in order of hops */
     /* the window's history of the QSS states CVODE reads */
     q_history hist;
     int32_t *last;
@@ -80,7 +78,6 @@ typedef struct moving {
     double *slope, *curv;
     double tk, span, view_limit;
     double *cur, *vals, *listed, *f;
-    int64_t plans;
 } moving;
 
 static void on_q_change(qss_engine *e, int32_t i, double t, const double *old, double old_tq) {
@@ -170,21 +167,15 @@ static void renew_views(moving *x, double T, const double *y, int measure) {
         e->x[j].c[2] = e->x[j].c[3] = 0.0;
         e->q[j].tq = e->x[j].tx = T;
         e->x[j].dq = eng_quantum(e, j, y[j]);
-        double a = e->order >= 2 ? fabs(x->curv[j]) : fabs(s);
-        double lim = a > 0.0
-                         ? e->order >= 2 ? sqrt(2.0 * VIEW_DRIFT * e->x[j].dq / a) : e->x[j].dq / a
-                         : INFINITY;
+        double lim = view_extrapolation_limit(e->order, e->x[j].dq, s, x->curv[j]);
         if (lim < limit) limit = lim;
     }
     for (int32_t k = 0; k < x->nview; k++)
         eng_readers_changed(e, x->view[k], T);
-    /* the view drift controller (mixed_run.c's control_view): the next
-     * window at most this one times VIEW_SAFETY / drift^(1/p) */
-    if (measure && W > 0.0) {
-        double p = e->order >= 2 ? 2.0 : 1.0;
-        double factor = drift > 0.0 ? VIEW_SAFETY * pow(drift, -1.0 / p) : VIEW_GROWTH;
-        limit = fmin(limit, W * fmin(VIEW_GROWTH, fmax(VIEW_SHRINK, factor)));
-    }
+    /* the view drift controller (view_control.h) */
+    if (measure && W > 0.0)
+        limit =
+            fmin(limit, view_next_window(W, view_drift_factor(drift, e->order >= 2 ? 2.0 : 1.0)));
     x->view_limit = limit;
 }
 
@@ -235,7 +226,6 @@ static int plan_and_move(moving *x, double T, char *err, size_t errlen) {
         }
         lo = hi;
     }
-    x->plans++;
     int changes = 0;
     for (int32_t j = 0; j < x->n && !changes; j++)
         changes = x->want[j] != x->bdf[j];
@@ -247,8 +237,8 @@ static int plan_and_move(moving *x, double T, char *err, size_t errlen) {
     /* the states that go back to QSS: x = q = y + f (t - T), before the
      * move (from then on the block's vector holds their q as inputs) */
     for (int32_t j = 0; j < x->n; j++) {
-        x->core[j] = !x->want[j] && x->bdf[j]; /* (from here: 1 where j goes back) */
-        if (!x->core[j]) continue;
+        x->leaving[j] = !x->want[j] && x->bdf[j];
+        if (!x->leaving[j]) continue;
         qss_x *r = &e->x[j];
         r->c[0] = y[j], r->c[1] = x->f[j], r->c[2] = r->c[3] = 0.0;
         r->tx = T;
@@ -267,13 +257,13 @@ static int plan_and_move(moving *x, double T, char *err, size_t errlen) {
             x->slope[j] = eng_xdot_at(e, j, T);
             x->curv[j] = 0.0;
         }
-        e->stats->to_qss += x->core[j];
+        e->stats->to_qss += x->leaving[j];
         x->bdf[j] = x->want[j];
     }
     /* the QSS states that came back: their derivatives, Jacobian row and
      * schedule, and their readers */
     for (int32_t j = 0; j < x->n; j++)
-        if (x->core[j]) {
+        if (x->leaving[j]) {
             if (e->analytic_jac) eng_eval_jac_row(e, j, T);
             eng_input_changed(e, j, T);
             eng_readers_changed(e, j, T);
@@ -332,11 +322,7 @@ static int run(moving *x, sample_fn sample, void *ctx, double *buf, char *err, s
         T = T_end;
         if (T == ts) {
             int rc = emit(x, next_k, ts, buf, sample, ctx);
-            if (rc) {
-                snprintf(err, errlen, "sample %lld at t=%.17g stopped the run (code %d)",
-                         (long long)next_k, ts, rc);
-                return rc;
-            }
+            if (rc) return sample_stopped(err, errlen, next_k, ts, rc);
             next_k++;
         }
         if (T >= next_plan && next_k <= o->samples) {
@@ -357,7 +343,8 @@ static void moving_free(moving *x) {
     free(x->e.activity);
     eng_free(&x->e);
     if (x->b) cvode_block_close(x->b);
-    free(x->bdf), free(x->want), free(x->core), free(x->watched), qh_free(&x->hist), free(x->last);
+    free(x->bdf), free(x->want), free(x->leaving), free(x->watched), qh_free(&x->hist),
+        free(x->last);
     free(x->view), free(x->front), free(x->slope), free(x->curv), free(x->cur), free(x->vals),
         free(x->listed);
     free(x->f);
@@ -385,7 +372,7 @@ static int setup(moving *x, const model *m, const integrator_options *o, qmol_st
     x->oq = *o;
     x->oq.method = o->qss_method ? o->qss_method : integrator_by_name("liqss2");
     size_t n = (size_t)m->n + 1;
-    x->bdf = calloc(n, 1), x->want = calloc(n, 1), x->core = calloc(n, 1);
+    x->bdf = calloc(n, 1), x->want = calloc(n, 1), x->leaving = calloc(n, 1);
     x->watched = calloc(n, 1);
     x->last = malloc(n * sizeof *x->last);
     x->view = malloc(n * sizeof *x->view);
@@ -394,7 +381,7 @@ static int setup(moving *x, const model *m, const integrator_options *o, qmol_st
     x->cur = calloc(n, sizeof *x->cur), x->f = calloc(n, sizeof *x->f);
     x->vals = calloc((size_t)m->max_row + 1, sizeof *x->vals);
     x->listed = calloc(model_scratch_size(m) + 1, sizeof *x->listed);
-    if (!x->bdf || !x->want || !x->core || !x->watched || !x->last || !x->view || !x->front ||
+    if (!x->bdf || !x->want || !x->leaving || !x->watched || !x->last || !x->view || !x->front ||
         !x->slope || !x->curv || !x->cur || !x->f || !x->vals || !x->listed) {
         snprintf(err, errlen, "out of memory for the moving block's storage (n=%d)", (int)m->n);
         return -1;
