@@ -239,6 +239,13 @@ static int set_norm_factor(cvode_block *b, char *err, size_t errlen) {
     return cvl_check(flag, "CVodeSetLSNormFactor", &b->r, err, errlen);
 }
 
+/* The set becomes want's states: its inputs (the ring) and norm follow. */
+static int take_set(cvode_block *b, const unsigned char *want, char *err, size_t errlen) {
+    cva_set_take(b->r.active, want);
+    build_ring(&b->r);
+    return set_norm_factor(b, err, errlen);
+}
+
 static cvode_block *open_block(const model *m, const integrator_options *o,
                                const cvode_inputs *inputs, const unsigned char *want,
                                const cvode_active_inputs *inactive, char *err, size_t errlen);
@@ -328,9 +335,7 @@ static cvode_block *open_block(const model *m, const integrator_options *o,
     /* CVODE copied what it keeps of its inputs (y0 into its history, the
      * absolute tolerances) over every state; from here on the set's */
     if (rc == 0 && want) {
-        cva_set_take(b->r.active, want);
-        build_ring(&b->r);
-        rc = set_norm_factor(b, err, errlen);
+        rc = take_set(b, want, err, errlen);
     }
     if (rc != 0) {
         cvode_block_close(b);
@@ -425,10 +430,8 @@ static int restart_with(cvode_block *b, const unsigned char *want,
             history(ctx, j, d);
             y[j] = d[0];
         }
-    cva_set_take(r->active, want);
-    build_ring(r);
     r->jval_ready = 0;
-    if (set_norm_factor(b, err, errlen) != 0) return -1;
+    if (take_set(b, want, err, errlen) != 0) return -1;
     return cvode_block_reinit(b, t, err, errlen);
 }
 
@@ -463,9 +466,7 @@ int cvode_block_move(cvode_block *b, const unsigned char *want,
             y[j] = d[0];
             b->entering[ne++] = j;
         }
-    cva_set_take(r->active, want);
-    build_ring(r);
-    if (set_norm_factor(b, err, errlen) != 0) return -1;
+    if (take_set(b, want, err, errlen) != 0) return -1;
     /* the entering rows' Jacobian (at t_n, the ring's values at t_n) and
      * preconditioner, as the others' stand */
     if (ne > 0 && r->jval_ready &&
