@@ -28,9 +28,15 @@
  *    the model's rows. States that enter the block take CVODE's history
  *    from their x polynomial (value, slope, curvature); states that leave
  *    it take y and f as x and q and go back to the engine's queue.
+ *
+ * A checkpoint holds the states only (integrator_state.save NULL, as auto's):
+ * a resumed run starts the method anew from them, its first plan at the
+ * checkpoint's time, with the rhythm (plans, longest window) of the whole
+ * run.
  */
 #include "core/initial.h"
 #include "core/integrator_registry.h"
+#include "core/progress.h"
 #include "core/wallclock.h"
 #include "cvode/cvode_block.h"
 #include "mixed/q_history.h"
@@ -316,10 +322,17 @@ static int run(moving *x, sample_fn sample, void *ctx, double *buf, char *err, s
         e->window_start = T;
         eng_run_events(e, T_end, NULL, &last_t, &same_time);
         if (e->failed) return -1;
+        /* (a stop request, o->stop_requested, ended the QSS events early:
+         * the window ends there) */
+        T_end = fmin(T_end, e->events_until);
         e->stats->windows++;
-        if (cvode_block_advance(x->b, T_end, err, errlen) != 0) return -1;
-        renew_views(x, T_end, cvode_block_state(x->b), 1);
+        if (T_end > T) {
+            if (cvode_block_advance(x->b, T_end, err, errlen) != 0) return -1;
+            renew_views(x, T_end, cvode_block_state(x->b), 1);
+        }
         T = T_end;
+        if (o->progress && progress_due(o->progress))
+            progress_local(o->progress, T, e->stats->events, W);
         if (T == ts) {
             int rc = emit(x, next_k, ts, buf, sample, ctx);
             if (rc) return sample_stopped(err, errlen, next_k, ts, rc);
@@ -356,8 +369,7 @@ static int unsupported(const model *m, const integrator_options *o, char *err, s
     const char *why = o->halo ? "runs on one rank only"
                       : p->n_crossings > 0 || p->next_time_event
                           ? "does not handle discontinuities (crossings, time events)"
-                      : o->resume ? "cannot resume from a checkpoint"
-                                  : NULL;
+                          : NULL;
     if (!why) return 0;
     snprintf(err, errlen, "--method moving %s; use --method mixed or auto", why);
     return -1;
@@ -368,7 +380,8 @@ static int setup(moving *x, const model *m, const integrator_options *o, qmol_st
     x->m = m;
     x->o = o;
     x->n = m->n;
-    x->span = o->tf - o->t0;
+    /* (a resumed run keeps the rhythm of the run it resumes) */
+    x->span = o->tf - (o->resume ? o->run_t0 : o->t0);
     x->oq = *o;
     x->oq.method = o->qss_method ? o->qss_method : integrator_by_name("liqss2");
     size_t n = (size_t)m->n + 1;

@@ -10,7 +10,8 @@
  *     steps (on adr2d 100 x 100 the states it holds stay at rest);
  *   - diurnal (stiff kinetics, per-state absolute tolerances), all on BDF:
  *     the same bound;
- *   - what it refuses: a problem with discontinuities (heat2d-thermostat).
+ *   - what it refuses: a problem with discontinuities (heat2d-thermostat);
+ *   - a stop request ends the window where the QSS events stopped.
  */
 #include "tests/support/run_support.h"
 #include "tests/support/test_support.h"
@@ -76,7 +77,44 @@ static void refuses_discontinuities(void **state) {
     run_free(r);
 }
 
+/* A stop request (a signal, auto's budget: integrator_options.stop_requested)
+ * polled by the QSS events ends the window where they stopped: the window
+ * end is that event's time, where CVODE's block is too (it once went on to
+ * the window's planned end, past the QSS states' last events). */
+typedef struct stop_watch {
+    double stop_from, asked_at, ended_at;
+} stop_watch;
+
+static int stop_after(void *ctx, double t) {
+    stop_watch *w = ctx;
+    if (t < w->stop_from) return 0;
+    if (isnan(w->asked_at)) w->asked_at = t;
+    return 1;
+}
+
+static int window_end(void *ctx, double t, const integrator_state *s) {
+    (void)s;
+    stop_watch *w = ctx;
+    if (isnan(w->asked_at)) return 0;
+    w->ended_at = t;
+    return INTEGRATOR_STOPPED;
+}
+
+static void stops_where_asked(void **state) {
+    (void)state;
+    test_run *r = run_prepare("adr1d", NULL, 0, "moving", 1e-3, 1e-4, 10.0, 10);
+    stop_watch w = {.stop_from = 2.0, .asked_at = NAN, .ended_at = NAN};
+    r->opt.stop_requested = stop_after, r->opt.stop_ctx = &w;
+    r->opt.at_window_end = window_end, r->opt.window_ctx = &w;
+    assert_int_equal(run_integrate(r), INTEGRATOR_STOPPED);
+    print_message("stop asked at t = %.17g, the window ended at %.17g\n", w.asked_at, w.ended_at);
+    assert_true(w.asked_at >= 2.0 && w.asked_at < 3.0);
+    assert_true(w.ended_at == w.asked_at);
+    run_free(r);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(stops_where_asked),
     cmocka_unit_test(follows_the_front),
     cmocka_unit_test(diurnal_on_bdf),
     cmocka_unit_test(refuses_discontinuities),

@@ -111,6 +111,18 @@ test_run *run_problem(const char *name, const char *const *sets, int nsets, cons
     return r;
 }
 
+test_run *run_prepare(const char *name, const char *const *sets, int nsets, const char *method,
+                      double reltol, double abstol, double tf, int64_t K) {
+    return prepare(name, sets, nsets, method, reltol, abstol, tf, K, 1);
+}
+
+int run_integrate(test_run *r) {
+    if (r->rc) return r->rc;
+    r->rc =
+        r->opt.method->integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
+    return r->rc;
+}
+
 test_run *run_problem_from(const char *name, const char *const *sets, int nsets, const char *method,
                            double reltol, double abstol, double t0, const double *x0, double tf,
                            int64_t K) {

@@ -47,6 +47,12 @@ typedef struct test_run {
 test_run *run_problem(const char *name, const char *const *sets, int nsets, const char *method,
                       double reltol, double abstol, double tf, int64_t K, int trace,
                       int use_jacobian);
+/* As run_problem without running it (the Jacobian used where the problem
+ * has one): the caller may set more of r->opt, then run_integrate. */
+test_run *run_prepare(const char *name, const char *const *sets, int nsets, const char *method,
+                      double reltol, double abstol, double tf, int64_t K);
+/* Runs a prepared run (r->rc: the integrator's result); returns r->rc. */
+int run_integrate(test_run *r);
 /* As run_problem (with the problem's Jacobian), started at t0 from x0 (n
  * values, by state id) as a resumed run or a hand-over is: K samples over
  * (t0, tf]. */
