@@ -1,8 +1,10 @@
 /* auto_run.c: --method auto, which chooses as it runs, from their measured
  * costs, among CVODE (every state on BDF), the QSS method (--qss-method,
- * every state on QSS) and, when --assign auto's rule (or --bdf) splits the
- * states, the mixed method with that split (docs/methods.md, "--method
- * auto"). No cost is predicted from constants: each candidate's cost, wall
+ * every state on QSS), when --assign auto's rule (or --bdf) splits the
+ * states, the mixed method with that split, and on one rank without
+ * discontinuities --method moving, at the whole run's rhythm
+ * (docs/methods.md, "--method auto", "auto and the moving block"). No cost
+ * is predicted from constants: each candidate's cost, wall
  * seconds per unit of simulated time, is measured on the run itself; what
  * is predicted is where activity goes (the hand-over ahead of it, below).
  *
@@ -90,6 +92,8 @@
 /* Probes made while a method runs take at most this share of its time. */
 #define PROBE_SHARE 0.05
 #define MEMORY_SPAN (1.0 / 16.0)
+/* A candidate is switched to only on a measurement this recent (choose). */
+#define STALE MEMORY_SPAN
 /* The foresight hands over this long (a fraction of the span: a probe's
  * longest) before activity arrives, and the QSS method is not probed again
  * for twice as long after. */
@@ -108,7 +112,10 @@
 #define TREND_BASE (1.0 / 16.0)
 #define TREND_MOST 2.0
 
-enum { CAND_BDF, CAND_QSS, CAND_MIXED, NCAND };
+/* CVODE and the QSS method are always candidates, at these slots; the mixed
+ * split and the moving block, where they apply, take the next ones
+ * (auto_run.mixed, .moving; -1: not a candidate). */
+enum { CAND_BDF, CAND_QSS, NCAND = 4 };
 
 /* A probe's integration, kept while it may take over: where it started (t)
  * and settled (t_end), its states there (owned, then room for the ghosts),
@@ -176,6 +183,7 @@ typedef struct auto_run {
     MPI_Comm comm;
     candidate cand[NCAND];
     int ncand;
+    int mixed, moving; /* their slots, or -1 */
     double span;
     int64_t n_global; /* states over all ranks */
     int can_probe;    /* discrete variables, if any, can be saved and put back */
@@ -312,11 +320,30 @@ static void record(auto_run *A, int c, const meter *M, double cost) {
     }
 }
 
-/* The candidate to go on with at t (current: the one running, or -1); the
- * others back off: as long as they lost by (BACKOFF_MOST times at most),
- * twice as long at each further loss. */
+/* Whether c's cost was measured (a probe, settled or not, or its run)
+ * within STALE of the span before t. */
+static int measured_lately(const auto_run *A, int c, double t) {
+    const candidate *k = &A->cand[c];
+    return fmax(fmax(k->probe_t, k->probed_t), k->run_t) >= t - STALE * A->span;
+}
+
+/* The candidate to go on with at t (current: the one running, or -1), of
+ * those measured lately (a switch on an old measurement went wrong: adr2d
+ * 300 x 300, tol 1e-3, --method moving chosen at t = 0 and running at 0.52
+ * s per unit of t at t = 4.2, handed over to LIQSS2 on its probe at t = 0,
+ * 0.39, whose run then cost 0.6-0.7); the others back off: as long as they
+ * lost by (BACKOFF_MOST times at most), twice as long at each further
+ * loss. */
 static int choose(auto_run *A, int current, double t) {
     int best = cheapest(A, t, -1);
+    if (best >= 0 && best != current && !measured_lately(A, best, t)) {
+        best = current;
+        for (int c = 0; c < A->ncand; c++)
+            if (c != current && measured_lately(A, c, t) && !isinf(A->cand[c].rate) &&
+                t >= A->cand[c].hold_until &&
+                (best < 0 || estimate(A, c, t) < estimate(A, best, t)))
+                best = c;
+    }
     if (best < 0) best = 0;
     if (current >= 0 && best != current) { /* worth a fresh start? */
         /* (the first probes, from the run's start, weigh against the
@@ -381,7 +408,7 @@ static void set_watch(auto_run *A, double t) {
  * front had gone, against 251 (0.26 s). */
 static void cap_windows(const auto_run *A, int c, int run, integrator_options *o) {
     double cap = meter_window_cap(A->span);
-    if (run && c == CAND_MIXED) {
+    if (run && c == A->mixed) {
         cap = PROBE_LONGEST * A->span;
     } else if (run && c == CAND_QSS && o->halo && o->stop_mid_window) {
         o->window_cap = cap; /* (where its windows cannot be run again) */
@@ -672,7 +699,7 @@ static void activity_base(auto_run *A, int c, int current, double t) {
  * save is not made (tiny runs). (buck-heatsink: CVODE, measured 70 times
  * the mixed method's cost, was probed again at every alarm of the mixed
  * run's, for 0.15 s of a 2.5 s run each.) */
-static int worth_probing(const auto_run *A, int c, int current, double t, int alarm) {
+static int due_alone(const auto_run *A, int c, int current, double t, int alarm) {
     const candidate *k = &A->cand[c];
     int fell = activity_fell(A, c, current, t);
     alarm |= fell;
@@ -705,6 +732,17 @@ static int worth_probing(const auto_run *A, int c, int current, double t, int al
     return estimate(A, current, t) * (A->o->tf - t) > most;
 }
 
+/* Whether c is due at t (due_alone), but for the moving block where CVODE is
+ * due too: CVODE is then probed alone, so that if it wins it goes on as the
+ * run (adopt: it cannot where other probes are due), and the moving block
+ * waits for a later look (adr1d-vardiff N = 4e4, LIQSS2 running away at
+ * t = 3.98: both probed, the moving block lost after 0.75 s, and CVODE,
+ * the winner, started again from the probe's start). */
+static int worth_probing(const auto_run *A, int c, int current, double t, int alarm) {
+    if (c == A->moving && due_alone(A, CAND_BDF, current, t, alarm)) return 0;
+    return due_alone(A, c, current, t, alarm);
+}
+
 /* While CVODE runs (s): the least share of CVODE's cost the mixed split
  * can cost. Its BDF block keeps the states the split puts there, and their
  * share of CVODE's local error sets its steps as the whole error sets
@@ -717,7 +755,7 @@ static int worth_probing(const auto_run *A, int c, int current, double t, int al
  * the states they touch on QSS). Collective. */
 static double mixed_share(auto_run *A, const integrator_state *s) {
     const model *m = A->m;
-    int64_t n_bdf = A->cand[CAND_MIXED].bdf_states;
+    int64_t n_bdf = A->cand[A->mixed].bdf_states;
     if (!s->local_errors || problem_has_discontinuities(m->problem) || n_bdf <= 0) return 0.0;
     double *we = A->x; /* (scratch: refilled with the states before any use) */
     s->local_errors(s->ictx, we);
@@ -755,15 +793,15 @@ static double mixed_share(auto_run *A, const integrator_state *s) {
  * a 0.35 s run and lost by 50x. Collective. */
 static void mixed_floor(auto_run *A, const integrator_state *s, int current, double t, double now,
                         int alarm) {
-    if (A->ncand <= CAND_MIXED || !worth_probing(A, CAND_MIXED, current, t, alarm)) return;
-    const candidate *mixed = &A->cand[CAND_MIXED];
+    if (A->mixed < 0 || !worth_probing(A, A->mixed, current, t, alarm)) return;
+    const candidate *mixed = &A->cand[A->mixed];
     if (current == CAND_BDF)
         A->mixed_share = mixed_share(A, s), A->mixed_share_t = t;
     else if (mixed->probe_t >= A->mixed_share_t || mixed->run_t >= A->mixed_share_t)
         return; /* measured since */
     double floor = A->mixed_share * (current == CAND_BDF ? now : estimate(A, CAND_BDF, t));
     if (!(A->mixed_share > 0.0) || floor * SWITCH_MARGIN < now) return;
-    A->cand[CAND_MIXED].floor_until = t + HORIZON * A->span;
+    A->cand[A->mixed].floor_until = t + HORIZON * A->span;
     if (tracing(A))
         fprintf(stderr, "auto: mixed    not probed at %.6g: it costs at least %.4g\n", t, floor);
 }
@@ -1060,7 +1098,7 @@ static int hand_over_ahead(auto_run *A, double t) {
     if (!A->fs_on || A->running != CAND_QSS) return 0;
     double lead = LEAD * A->span;
     if (!foresight_look(&A->fs, A->comm, qss_events(A), A->m->n, t, A->span, lead)) return 0;
-    A->switch_to = CAND_MIXED;
+    A->switch_to = A->mixed;
     A->ahead++;
     /* (the QSS method's cost as measured is that before activity arrives:
      * forgotten, and not probed again, even on the watch's alarm, until
@@ -1068,10 +1106,10 @@ static int hand_over_ahead(auto_run *A, double t) {
     candidate *qss = &A->cand[CAND_QSS];
     qss->hold_until = t + 2.0 * lead;
     qss->rate = INFINITY, qss->run_rate = 0.0;
-    A->cand[CAND_MIXED].retry_gap = 0.0;
+    A->cand[A->mixed].retry_gap = 0.0;
     if (tracing(A))
         fprintf(stderr, "auto: %-8s ahead at %.6g: activity %d hops from its BDF states\n",
-                A->cand[CAND_MIXED].o.method->name, t, (int)A->fs.near);
+                A->cand[A->mixed].o.method->name, t, (int)A->fs.near);
     return 1;
 }
 
@@ -1437,10 +1475,9 @@ static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen
     const integrator_options *o = A->o;
     int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
     double t = o->t0;
-    int current =
-        A->ncand > CAND_MIXED && A->can_probe && problem_has_discontinuities(A->m->problem)
-            ? CAND_MIXED
-            : CAND_BDF;
+    int current = A->mixed >= 0 && A->can_probe && problem_has_discontinuities(A->m->problem)
+                      ? A->mixed
+                      : CAND_BDF;
     if (A->log) {
         A->log->no_probes = !A->can_probe;
         A->log->n = A->n_global;
@@ -1457,6 +1494,12 @@ static int run_segments(auto_run *A, qmol_stats *stats, char *err, size_t errlen
         if (t >= o->tf) break;
     }
     return 0;
+}
+
+/* Whether --method moving is a candidate: on one rank, on a problem
+ * without discontinuities (what it runs). */
+static int moving_applies(const auto_run *A) {
+    return !A->o->halo && !problem_has_discontinuities(A->m->problem);
 }
 
 /* The candidates' options: CVODE with the solver --linsol auto stands for,
@@ -1477,10 +1520,18 @@ static void set_candidates(auto_run *A) {
     qss->o.method = o->qss_method;
     qss->o.assignment = NULL;
     A->ncand = 2;
+    A->mixed = A->moving = -1;
     if (o->assignment) {
-        candidate *mixed = &A->cand[A->ncand++];
+        candidate *mixed = &A->cand[A->mixed = A->ncand++];
         mixed->o = *o;
         mixed->o.method = integrator_by_name("mixed");
+    }
+    if (moving_applies(A)) {
+        candidate *moving = &A->cand[A->moving = A->ncand++];
+        moving->o = *o;
+        moving->o.method = integrator_by_name("moving");
+        moving->o.assignment = NULL;
+        moving->o.rhythm_span = A->span;
     }
     for (int c = 0; c < NCAND; c++) {
         A->cand[c].rate = INFINITY, A->cand[c].retry_at = A->cand[c].hold_until = -INFINITY;
@@ -1507,7 +1558,8 @@ static void count_bdf(auto_run *A) {
     for (int32_t j = 0; A->o->assignment && j < A->m->n; j++)
         b += A->o->assignment[j] == ASSIGN_BDF;
     if (A->o->halo) MPI_Allreduce(MPI_IN_PLACE, &b, 1, MPI_INT64_T, MPI_SUM, A->comm);
-    if (A->ncand > CAND_MIXED) A->cand[CAND_MIXED].bdf_states = b;
+    if (A->mixed >= 0) A->cand[A->mixed].bdf_states = b;
+    if (A->moving >= 0) A->cand[A->moving].bdf_states = -1; /* (they move: the log's -1) */
 }
 
 /* The states where the run starts, by global id, and room for the
@@ -1537,7 +1589,7 @@ static int set_start(auto_run *A) {
 /* The foresight, when the mixed candidate splits the states and probes can
  * be made (collective). Returns 0, or -1 (out of memory, err). */
 static int set_foresight(auto_run *A, char *err, size_t errlen) {
-    if (A->ncand <= CAND_MIXED || !A->can_probe) return 0;
+    if (A->mixed < 0 || !A->can_probe) return 0;
     const model *m = A->m;
     int failed = 0;
     if (!A->o->activity && !(A->events = calloc((size_t)m->n + 1, sizeof *A->events))) failed = 1;

@@ -104,6 +104,10 @@ typedef struct integrator_options {
     /* A method that chooses as it runs (--method auto): what it chose
      * (method_log.h; NULL: not asked). */
     struct method_log *methods;
+    /* --method moving: the span its plans and longest windows are fractions
+     * of (0: tf - t0; auto passes its whole run's to its probes and
+     * segments). */
+    double rhythm_span;
     /* CVODE alone (cvode_integrate): where to leave the step it would take
      * next at its end (NULL: not asked; auto's measure of what CVODE costs
      * per unit of t). */

@@ -148,8 +148,9 @@ static const integrator_def registry[] = {
      .memory_state_bytes = INTEGRATOR_MEMORY_MIXED_STATE,
      .memory_entry_bytes = INTEGRATOR_MEMORY_MIXED_ENTRY},
     {.name = "auto",
-     .description = "chooses as it runs: CVODE, --qss-method or the mixed split of "
-                    "--assign auto, by measured cost (docs/methods.md); the default",
+     .description = "chooses as it runs: CVODE, --qss-method, the mixed split of "
+                    "--assign auto or (one rank) moving, by measured cost "
+                    "(docs/methods.md); the default",
      .integrate = auto_integrate,
      .caps = INTEGRATOR_QSS_ENGINE | INTEGRATOR_BDF | INTEGRATOR_ASSIGNS |
              INTEGRATOR_GATHER_DISCRETE | INTEGRATOR_WEIGHT_BY_ROW | INTEGRATOR_CHOOSES |

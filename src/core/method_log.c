@@ -37,6 +37,8 @@ void method_log_print(const method_log *l, FILE *out) {
         if (l->bdf_states[k] > 0 && l->bdf_states[k] < l->n)
             snprintf(split, sizeof split, " (%lld states on BDF, %lld on QSS)",
                      (long long)l->bdf_states[k], (long long)(l->n - l->bdf_states[k]));
+        else if (l->bdf_states[k] < 0)
+            snprintf(split, sizeof split, " (its BDF states follow the activity)");
         fprintf(out, "    t = %-12.6g %s%s%s\n", l->t[k], l->method[k]->name, split,
                 k == 0 && l->no_probes ? " (its discrete variables cannot be saved: no probes)"
                                        : "");

@@ -18,7 +18,8 @@ typedef struct method_log {
     int count, cap;
     double *t;                            /* segment k runs from t[k] */
     const struct integrator_def **method; /* ... with method[k] */
-    int64_t *bdf_states;                  /* ... and that many states on BDF (all ranks) */
+    int64_t *bdf_states;                  /* ... and that many states on BDF (all ranks;
+                                             -1: they move, --method moving) */
     int64_t n;                            /* the run's states */
     int probes;                           /* methods tried beside the running one */
     double probe_wall;                    /* their wall time, seconds */

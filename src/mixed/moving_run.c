@@ -381,7 +381,7 @@ static int setup(moving *x, const model *m, const integrator_options *o, qmol_st
     x->o = o;
     x->n = m->n;
     /* (a resumed run keeps the rhythm of the run it resumes) */
-    x->span = o->tf - (o->resume ? o->run_t0 : o->t0);
+    x->span = o->rhythm_span > 0.0 ? o->rhythm_span : o->tf - (o->resume ? o->run_t0 : o->t0);
     x->oq = *o;
     x->oq.method = o->qss_method ? o->qss_method : integrator_by_name("liqss2");
     size_t n = (size_t)m->n + 1;
