@@ -285,12 +285,20 @@ static double projected(const auto_run *A, double now, double t, double ahead) {
     return fmin(TREND_MOST * now, fmax(now, now + 0.5 * slope * ahead));
 }
 
-/* The cheapest measured candidate at t but skip, of those not on hold (-1:
- * none). */
-static int cheapest(const auto_run *A, double t, int skip) {
+/* Whether c's cost was measured (a probe, settled or not, or its run)
+ * within STALE of the span before t. */
+static int measured_lately(const auto_run *A, int c, double t) {
+    const candidate *k = &A->cand[c];
+    return fmax(fmax(k->probe_t, k->probed_t), k->run_t) >= t - STALE * A->span;
+}
+
+/* The cheapest measured candidate at t but skip, of those not on hold and,
+ * with `lately`, measured lately (-1: none). */
+static int cheapest(const auto_run *A, double t, int skip, int lately) {
     int best = -1;
     for (int c = 0; c < A->ncand; c++)
         if (c != skip && !isinf(A->cand[c].rate) && t >= A->cand[c].hold_until &&
+            (!lately || measured_lately(A, c, t)) &&
             (best < 0 || estimate(A, c, t) < estimate(A, best, t)))
             best = c;
     return best;
@@ -320,13 +328,6 @@ static void record(auto_run *A, int c, const meter *M, double cost) {
     }
 }
 
-/* Whether c's cost was measured (a probe, settled or not, or its run)
- * within STALE of the span before t. */
-static int measured_lately(const auto_run *A, int c, double t) {
-    const candidate *k = &A->cand[c];
-    return fmax(fmax(k->probe_t, k->probed_t), k->run_t) >= t - STALE * A->span;
-}
-
 /* The candidate to go on with at t (current: the one running, or -1), of
  * those measured lately (a switch on an old measurement went wrong: adr2d
  * 300 x 300, tol 1e-3, --method moving chosen at t = 0 and running at 0.52
@@ -335,14 +336,12 @@ static int measured_lately(const auto_run *A, int c, double t) {
  * lost by (BACKOFF_MOST times at most), twice as long at each further
  * loss. */
 static int choose(auto_run *A, int current, double t) {
-    int best = cheapest(A, t, -1);
+    int best = cheapest(A, t, -1, 0);
     if (best >= 0 && best != current && !measured_lately(A, best, t)) {
-        best = current;
-        for (int c = 0; c < A->ncand; c++)
-            if (c != current && measured_lately(A, c, t) && !isinf(A->cand[c].rate) &&
-                t >= A->cand[c].hold_until &&
-                (best < 0 || estimate(A, c, t) < estimate(A, best, t)))
-                best = c;
+        int other = cheapest(A, t, current, 1);
+        best = other >= 0 && (current < 0 || estimate(A, other, t) < estimate(A, current, t))
+                   ? other
+                   : current;
     }
     if (best < 0) best = 0;
     if (current >= 0 && best != current) { /* worth a fresh start? */
@@ -369,7 +368,7 @@ static int choose(auto_run *A, int current, double t) {
 
 /* How a measurement of c starting at t is judged: against the best other. */
 static void set_budget(const auto_run *A, int c, double t, meter *M) {
-    int best = cheapest(A, t, c);
+    int best = cheapest(A, t, c, 0);
     if (best < 0) return;
     /* the first stretch: FIRST_FACTOR times the best's, fresh or as it runs
      * now, and c's own start as last measured (never measured: what the
@@ -387,7 +386,7 @@ static void set_budget(const auto_run *A, int c, double t, meter *M) {
  * WATCH_FACTOR times since is activity that changed, whatever the others'
  * estimates, which may be old). */
 static void set_watch(auto_run *A, double t) {
-    int other = cheapest(A, t, A->running);
+    int other = cheapest(A, t, A->running, 0);
     double own = estimate(A, A->running, t);
     A->seg.watch_rate = fmin(other < 0 ? INFINITY : estimate(A, other, t), own);
 }
