@@ -106,8 +106,7 @@ test_run *run_problem(const char *name, const char *const *sets, int nsets, cons
         r->opt.trace = keep_event;
         r->opt.trace_ctx = r;
     }
-    r->rc =
-        r->opt.method->integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
+    run_integrate(r);
     return r;
 }
 
@@ -137,8 +136,7 @@ test_run *run_problem_from(const char *name, const char *const *sets, int nsets,
     free(gids);
     r->opt.t0 = t0;
     r->opt.start = &start;
-    r->rc =
-        r->opt.method->integrate(&r->m, &r->opt, keep_sample, r, &r->stats, r->err, sizeof r->err);
+    run_integrate(r);
     r->opt.start = NULL;
     initial_values_free(&start);
     return r;
