@@ -68,6 +68,8 @@ from accuracy import e_rr, heat_exact, methods_logged, read_result  # noqa: E402
 TOL = 1e-3
 # auto's QSS method when --qss-method is not given (src/driver/config.c)
 QSS = "liqss2"
+# (check_probe_goes_on: pairs of runs at most, until one went on)
+GOES_ON_ATTEMPTS = 3
 # auto's candidate on one rank without discontinuities (auto_run.c)
 MOVING = ["--method", "moving"]
 # the tolerance factors of the single methods' extra draws (coarser than
@@ -365,21 +367,49 @@ def check_probe_goes_on(args, failures):
     is weighed once it settled, two stretches of 1/2048 of the span at
     least (0.0098 of t), so a sample falls in between, and the four it may
     hold (KEEP_SAMPLES) cover 0.027 of t, five stretches. On 1 and 2 ranks;
-    at least one of the two runs must have gone on so, and one such run
-    must have passed on samples it held."""
+    at least one of the runs must have gone on so, and one such run must
+    have passed on samples it held: whether a probe wins where it can go
+    on follows measured wall times, so a pair of runs that did not is run
+    again, up to ATTEMPTS pairs; every run's answer is checked.
+
+    Every run with a CVODE block uses --cvode-norm max, as
+    check_probe_kept's: with the RMS norm CVODE's answer on this front is a
+    lottery over its step sequence (docs/methods.md, "Known open defects"),
+    and a CVODE run that went on from t = 0.033 on 2 ranks drew e_rr
+    3.5e-2 against a bound of 2.2e-2 (CI, 2026-12-02), as CVODE alone draws
+    3.5e-2 at tol 1.12e-3 (per-sample errors of 0.45 at t = 1.3)."""
     problem = CASES["vardiff"][0]
     tf = 10.0
-    singles = [["--method", "cvode"], ["--method", QSS]]
+    norm = ["--cvode-norm", "max"]
+    singles = [["--method", "cvode"] + norm, ["--method", QSS]]
     samples = 1500
     xref = reference(args, "vardiff", problem, tf, samples)
-    bound = accuracy_bound(args, "vardiff-nosplit", problem, tf, with_moving("vardiff", singles),
-                           xref, failures, samples)
+    bound = accuracy_bound(args, "vardiff-nosplit", problem, tf,
+                           [s + (norm if s[1] == "moving" else []) for s in
+                            with_moving("vardiff", singles)], xref, failures, samples)
     if bound is None:
         return
     went_on = held = 0
+    for _ in range(GOES_ON_ATTEMPTS):
+        if went_on > 0 and held > 0:
+            break
+        went, kept = goes_on_pair(args, problem, tf, samples, xref, bound, norm, failures)
+        went_on += went
+        held += kept
+    if went_on == 0 or held == 0:
+        failures.append("vardiff goes on: no CVODE probe went on as the run on 1 or 2 ranks "
+                        "in %d pairs of runs (%d), or none passed on samples it held (%d)"
+                        % (GOES_ON_ATTEMPTS, went_on, held))
+
+
+def goes_on_pair(args, problem, tf, samples, xref, bound, norm, failures):
+    """check_probe_goes_on's runs on 1 and 2 ranks: how many went on, and
+    the samples they held."""
+    went_on = held = 0
     for p in (1, 2):
         out = os.path.join(args.scratch, "vardiff-goes-on-np%d.h5" % p)
-        r = qmol(args, p, problem, tf, out, ["--method", "auto", "--assign-threshold", "1e30"],
+        r = qmol(args, p, problem, tf, out,
+                 ["--method", "auto", "--assign-threshold", "1e30"] + norm,
                  samples, {"QMOL_AUTO_TRACE": "1"})
         if r.returncode != 0:
             failures.append("vardiff goes on P=%d: exit %d: %s"
@@ -410,9 +440,7 @@ def check_probe_goes_on(args, failures):
             failures.append("vardiff goes on P=%d: %d steps, %d events"
                             % (p, res.stats["nst"], res.stats["events"]))
         went_on += len(froms)
-    if went_on == 0 or held == 0:
-        failures.append("vardiff goes on: no CVODE probe went on as the run on 1 or 2 ranks "
-                        "(%d), or none passed on samples it held (%d)" % (went_on, held))
+    return went_on, held
 
 
 def check_signal_going_on(args, failures):
