@@ -20,14 +20,15 @@
  *    states (y'' from the slopes' change), so that the QSS block's view
  *    stays within VIEW_DRIFT of a quantum, as mixed_run.c's extrapolation
  *    limit.
- *  - A plan at the first window end PLAN_FRACTION of the span or more after
- *    the last: a state's rate is |f| / dQ
- *    (quanta per unit of t at its slope); the core is where the rate
- *    exceeds PLAN_RATE / (PLAN_FRACTION span) (a tenth of it for a state
- *    already on BDF), the BDF block the core widened by PLAN_MARGIN hops of
- *    the model's rows. States that enter the block take CVODE's history
- *    from their x polynomial (value, slope, curvature); states that leave
- *    it take y and f as x and q and go back to the engine's queue.
+ *  - A plan at the first window end MOVING_PLAN_FRACTION of the span or
+ *    more after the last: a state's rate is |f| / dQ (quanta per unit of t
+ *    at its slope); the core is where the rate exceeds MOVING_PLAN_RATE /
+ *    (MOVING_PLAN_FRACTION span) (a tenth of it for a state already on
+ *    BDF), the BDF block the core widened by MOVING_PLAN_MARGIN hops of the
+ *    model's rows (moving_plan.h). States that enter the block take
+ *    CVODE's history from their x polynomial (value, slope, curvature);
+ *    states that leave it take y and f as x and q and go back to the
+ *    engine's queue.
  *
  * A checkpoint holds the states only (integrator_state.save NULL, as auto's):
  * a resumed run starts the method anew from them, its first plan at the
@@ -39,6 +40,7 @@
 #include "core/progress.h"
 #include "core/wallclock.h"
 #include "cvode/cvode_block.h"
+#include "mixed/moving_plan.h"
 #include "mixed/q_history.h"
 #include "mixed/view_control.h"
 #include "qss/qss_engine.h"
@@ -50,10 +52,6 @@
 
 #define FIRST_WINDOW 1e-6 /* the first window, as a fraction of the span */
 #define MIN_WINDOW 1e-12  /* the shortest window, the same (a time step T can tell from T) */
-#define PLAN_FRACTION (1.0 / 128.0)
-#define PLAN_RATE 1.0 /* quanta per plan interval that put a state in the core */
-#define PLAN_STAY 0.1 /* the same for a state already on BDF */
-#define PLAN_MARGIN 8 /* hops */
 /* The longest window, as a fraction of the span. With windows as long as
  * CVODE's steps (adr2d 300 x 300, tf 10, tol 1e-3: 499 steps) the set
  * churned, 639,259 states moved into the block and 601,629 back, 3.25 s;
@@ -63,7 +61,7 @@
  * over the window: over long windows their slopes stray and the plan takes
  * them in, then lets them go. Where no QSS row reads the block (all on
  * BDF, say), nothing strays and CVODE's steps are the windows. */
-#define MAX_WINDOW (PLAN_FRACTION / 8.0)
+#define MAX_WINDOW (MOVING_PLAN_FRACTION / 8.0)
 
 typedef struct moving {
     const model *m;
@@ -197,41 +195,23 @@ static void entering_history(void *ctx, int32_t j, double d[3]) {
     d[2] = 2.0 * c[2] + 6.0 * h * c[3];
 }
 
-/* The plan at T: the states whose rate at their slope exceeds the
- * threshold, widened by PLAN_MARGIN hops, go to BDF; the move. */
+/* The plan at T (moving_plan.h): the states whose rate at their slope
+ * exceeds the threshold, widened by MOVING_PLAN_MARGIN hops, go to BDF; the
+ * move. */
 static int plan_and_move(moving *x, double T, char *err, size_t errlen) {
     const model *m = x->m;
     qss_engine *e = &x->e;
     const double *y = cvode_block_state(x->b);
-    double every = PLAN_FRACTION * x->span;
-    /* slopes: CVODE's dense output on BDF, x's on QSS */
+    /* slopes: CVODE's dense output on BDF, x's on QSS (values in cur, a
+     * scratch: row_at refills what it reads) */
     if (cvode_block_active_count(x->b) > 0 && cvode_block_dky(x->b, T, 1, x->f, err, errlen) != 0)
         return -1;
-    int32_t ncore = 0;
-    for (int32_t j = 0; j < x->n; j++) {
-        double v, slope;
-        if (x->bdf[j]) {
-            v = y[j], slope = x->f[j];
-        } else {
-            v = eng_x_at(e, j, T), slope = eng_xdot_at(e, j, T);
-        }
-        double quanta = fabs(slope) * every / eng_quantum(e, j, v);
-        x->want[j] = quanta > (x->bdf[j] ? PLAN_STAY : PLAN_RATE);
-        if (x->want[j]) x->front[ncore++] = j;
-    }
-    /* widened by PLAN_MARGIN hops, a frontier at a time */
-    int32_t lo = 0;
-    for (int hop = 0; hop < PLAN_MARGIN; hop++) {
-        int32_t hi = ncore;
-        for (int32_t k = lo; k < hi; k++) {
-            int32_t j = x->front[k];
-            for (int64_t p = m->row_ptr[j]; p < m->row_ptr[j + 1]; p++) {
-                int32_t c = m->row_col[p];
-                if (c < x->n && !x->want[c]) x->want[c] = 1, x->front[ncore++] = c;
-            }
-        }
-        lo = hi;
-    }
+    for (int32_t j = 0; j < x->n; j++)
+        if (x->bdf[j])
+            x->cur[j] = y[j];
+        else
+            x->cur[j] = eng_x_at(e, j, T), x->f[j] = eng_xdot_at(e, j, T);
+    moving_plan(m, x->cur, x->f, e->o->reltol, e->o->abstol, x->span, x->bdf, x->want, x->front);
     int changes = 0;
     for (int32_t j = 0; j < x->n && !changes; j++)
         changes = x->want[j] != x->bdf[j];
@@ -301,7 +281,7 @@ static void states_at(void *ictx, double t, double *out) {
 static int run(moving *x, sample_fn sample, void *ctx, double *buf, char *err, size_t errlen) {
     const integrator_options *o = x->o;
     qss_engine *e = &x->e;
-    double T = o->t0, last_t = o->t0, next_plan = o->t0 + PLAN_FRACTION * x->span;
+    double T = o->t0, last_t = o->t0, next_plan = o->t0 + MOVING_PLAN_FRACTION * x->span;
     uint64_t same_time = 0;
     int64_t next_k = o->first_sample > 0 ? o->first_sample : 1;
     integrator_state state = {.states = states_at, .ictx = x};
@@ -339,7 +319,7 @@ static int run(moving *x, sample_fn sample, void *ctx, double *buf, char *err, s
             next_k++;
         }
         if (T >= next_plan && next_k <= o->samples) {
-            next_plan = T + PLAN_FRACTION * x->span;
+            next_plan = T + MOVING_PLAN_FRACTION * x->span;
             x->tk = T;
             if (plan_and_move(x, T, err, errlen) != 0) return -1;
             renew_views(x, T, cvode_block_state(x->b), 0);
@@ -419,7 +399,7 @@ static int setup(moving *x, const model *m, const integrator_options *o, qmol_st
 }
 
 /* The start: every state on QSS (its first events measure the activity);
- * the first plan comes after PLAN_FRACTION of the span. */
+ * the first plan comes after MOVING_PLAN_FRACTION of the span. */
 static void start(moving *x) {
     qss_engine *e = &x->e;
     const integrator_options *o = x->o;
