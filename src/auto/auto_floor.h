@@ -1,5 +1,6 @@
-/* auto_floor.h: what CVODE costs at least per time event (--method auto,
- * auto_run.c's bdf_floor).
+/* auto_floor.h: what a candidate costs at least, without a probe
+ * (--method auto, auto_run.c): CVODE per time event (bdf_floor), and the
+ * moving block's share of the states (moving_floor).
  *
  * CVODE stops at every time event and starts again after it (CVodeReInit:
  * src/cvode/cvode_integrate.c). A start evaluates f at its first point and
@@ -24,5 +25,13 @@
  * what CVODE pays (a slow one is the machine's, not the rows'). Adds the
  * rows it evaluated to *evaluated. 0 when out of memory. */
 double rows_wall(const model *m, double t, const double *x, int jacobian, uint64_t *evaluated);
+
+/* How many of m's owned states the moving block would hold at t
+ * (moving_plan.h, without states on BDF yet), the values of the n_cols
+ * local states in x, their slopes f evaluated here (reltol, abstol: the QSS
+ * quantum's; span: the run's). Adds the rows it evaluated to *evaluated.
+ * -1 when out of memory. */
+int32_t moving_block_size(const model *m, double t, const double *x, double reltol, double abstol,
+                          double span, uint64_t *evaluated);
 
 #endif

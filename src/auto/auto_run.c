@@ -805,6 +805,40 @@ static void mixed_floor(auto_run *A, const integrator_state *s, int current, dou
         fprintf(stderr, "auto: mixed    not probed at %.6g: it costs at least %.4g\n", t, floor);
 }
 
+/* The moving block is probed only where it can win: the states its plan
+ * would take now (moving_plan.h, at the run's states and slopes) hold the
+ * activity whose error sets CVODE's steps, and its CVODE steps them at
+ * least as often as CVODE alone steps the whole (its windows are capped
+ * besides), so it costs at least their share of CVODE's cost, as CVODE runs
+ * now or as last measured. Not probed, alarm or not, for HORIZON of the
+ * span where that is above the run's cost now over SWITCH_MARGIN (its
+ * back-off stays). heat2d 200 x 200, tol 1e-3: every state active, the
+ * block all of them; its probe beside CVODE's start took 0.056 s of a 0.3 s
+ * run, 2 steps, and lost by 700x. One rank, as the moving block. */
+static void moving_floor(auto_run *A, const integrator_state *s, int current, double t, double now,
+                         int alarm) {
+    if (A->moving < 0 || !worth_probing(A, A->moving, current, t, alarm)) return;
+    double bdf = current == CAND_BDF ? now : estimate(A, CAND_BDF, t);
+    if (!(bdf > 0.0 && bdf < INFINITY)) return;
+    const candidate *k = &A->cand[A->moving];
+    s->states(s->ictx, t, A->x);
+    int32_t size =
+        moving_block_size(A->m, t, A->x, k->o.reltol, k->o.abstol, A->span, &A->stats->row_evals);
+    double floor = (double)size / (double)A->m->n * bdf;
+    if (size < 0 || !(floor * SWITCH_MARGIN >= now)) return;
+    candidate *moving = &A->cand[A->moving];
+    moving->floor_until = t + HORIZON * A->span;
+    /* (its cost as last measured, when less, is gone: it would set the
+     * budgets of the other probes, CVODE's lost beside LIQSS2 running away
+     * on adr1d-vardiff N = 4e4 at t = 3.98, to a rate measured at t = 0) */
+    moving->rate = fmax(moving->rate, floor);
+    if (tracing(A))
+        fprintf(stderr,
+                "auto: moving   not probed at %.6g: its block would hold %d of %d states, it "
+                "costs at least %.4g\n",
+                t, (int)size, (int)A->m->n, floor);
+}
+
 /* On a problem with time events, CVODE is probed only where it can win:
  * it costs at least the running segment's time events per unit of t times
  * what each of its starts evaluates (auto_floor.h: f twice over every row,
@@ -865,6 +899,7 @@ static int probe_due(auto_run *A, double t, const integrator_state *s, int alarm
         k->probed_run = 0.0;
     }
     mixed_floor(A, s, current, t, now, alarm);
+    moving_floor(A, s, current, t, now, alarm);
     bdf_floor(A, s, current, t, now, alarm);
     for (int c = 0; c < A->ncand; c++)
         due |= worth_probing(A, c, current, t, alarm);
