@@ -1041,6 +1041,12 @@ static int race_switch(auto_run *A, double t) {
     return 1;
 }
 
+/* The states a segment of method moved to BDF and back (s: its counts),
+ * in the log's last segment of it (the moving block's). */
+static void log_moves(auto_run *A, const integrator_def *method, const qmol_stats *s) {
+    if (A->log && (s->to_bdf || s->to_qss)) method_log_moves(A->log, method, s->to_bdf, s->to_qss);
+}
+
 /* ---- segments ------------------------------------------------------------- */
 
 /* The run's samples in (t_a, t_b], then t_b itself when it is not one. */
@@ -1110,6 +1116,7 @@ static int go_on_from_probe(auto_run *A, double t) {
             failed = A->sample(A->sample_ctx, kp->first_k + j, kp->sample_t[j], kp->sample[j]);
     }
     stats_add(A->stats, &kp->stats);
+    log_moves(A, A->cand[A->switch_to].o.method, &kp->stats);
     kp->valid = 0;
     /* (a rank whose sample failed must not leave the others waiting) */
     if (A->seg.size > 1) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, A->comm);
@@ -1429,6 +1436,7 @@ static int adopted_outer(auto_run *A, const integrator_def *method, int rc, qmol
     /* (the samples the run that went on wrote: output, not integration) */
     s->wall_integrate -= A->adopted_output, s->wall_output += A->adopted_output;
     stats_add(total, s);
+    log_moves(A, method, s);
     if (rc != INTEGRATOR_STOPPED && rc != 0) return rc; /* (its own failure) */
     if (A->adopted_rc) {
         if (A->adopted_rc != INTEGRATOR_STOPPED) snprintf(err, errlen, "%s", A->fail);
@@ -1484,6 +1492,7 @@ static int run_segment(auto_run *A, int c, double t, int64_t *next_k, qmol_stats
     A->seg_index++;
     segment_counts(o.method, &s, M->rank);
     stats_add(total, &s);
+    log_moves(A, o.method, &s);
     if (rc == INTEGRATOR_STOPPED && A->switch_to >= 0) rc = 0;
     if (rc) return rc;
     *next_k = sample_after(A->o, *next_k, A->t_end);

@@ -20,6 +20,8 @@ typedef struct method_log {
     const struct integrator_def **method; /* ... with method[k] */
     int64_t *bdf_states;                  /* ... and that many states on BDF (all ranks;
                                              -1: they move, --method moving) */
+    int64_t *moved_in, *moved_out;        /* ... states moved to BDF and back to QSS in it
+                                             (--method moving) */
     int64_t n;                            /* the run's states */
     int probes;                           /* methods tried beside the running one */
     double probe_wall;                    /* their wall time, seconds */
@@ -41,6 +43,10 @@ typedef struct method_log {
  * or -1 (out of memory: failed is set). */
 int method_log_add(method_log *l, double t, const struct integrator_def *method,
                    int64_t bdf_states);
+/* Adds the states moved to BDF and back to QSS to the last segment of
+ * method (nothing when there is none). */
+void method_log_moves(method_log *l, const struct integrator_def *method, uint64_t to_bdf,
+                      uint64_t to_qss);
 /* The summary's lines (nothing when the log is empty). */
 void method_log_print(const method_log *l, FILE *out);
 void method_log_free(method_log *l);
