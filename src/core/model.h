@@ -20,6 +20,8 @@
 #define QMOL_MODEL_H
 
 #include "qmol.h"
+
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,6 +64,17 @@ int32_t model_row_of(const model *m, int64_t g);
 /* Global id of local state j. */
 static inline int64_t model_gid(const model *m, int32_t j) {
     return m->gid ? m->gid[j] : (int64_t)j;
+}
+
+/* The QSS quantum of local state j at value x: reltol |x| or abstol
+ * times the problem's abstol_scale of j, the larger (qss_engine.c's
+ * eng_quantum; the moving block's plan, moving_plan.c). */
+static inline double model_quantum(const model *m, int32_t j, double x, double reltol,
+                                   double abstol) {
+    double rel = reltol * fabs(x), abs = abstol;
+    if (m->problem->abstol_scale)
+        abs *= m->problem->abstol_scale(m->problem->data, model_gid(m, j));
+    return rel > abs ? rel : abs;
 }
 
 /* Entries in local row j. */

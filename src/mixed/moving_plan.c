@@ -6,14 +6,10 @@
 int32_t moving_plan(const model *m, const double *x, const double *slope, double reltol,
                     double abstol, double span, const unsigned char *bdf, unsigned char *want,
                     int32_t *front) {
-    const qmol_problem *p = m->problem;
     double every = MOVING_PLAN_FRACTION * span;
     int32_t n = m->n, count = 0;
     for (int32_t j = 0; j < n; j++) {
-        /* (the QSS quantum, as eng_quantum's) */
-        double rel = reltol * fabs(x[j]), abs = abstol;
-        if (p->abstol_scale) abs *= p->abstol_scale(p->data, model_gid(m, j));
-        double quanta = fabs(slope[j]) * every / (rel > abs ? rel : abs);
+        double quanta = fabs(slope[j]) * every / model_quantum(m, j, x[j], reltol, abstol);
         want[j] = quanta > (bdf && bdf[j] ? MOVING_PLAN_STAY : MOVING_PLAN_RATE);
         if (want[j]) front[count++] = j;
     }

@@ -122,10 +122,7 @@ void eng_set_q(qss_engine *e, int32_t i, double t, double value, double slope, d
 }
 
 double eng_quantum(const qss_engine *e, int32_t i, double x) {
-    double rel = e->o->reltol * fabs(x);
-    double abs = e->o->abstol;
-    if (e->p->abstol_scale) abs *= e->p->abstol_scale(e->p->data, model_gid(e->m, i));
-    return rel > abs ? rel : abs;
+    return model_quantum(e->m, i, x, e->o->reltol, e->o->abstol);
 }
 
 void eng_update_quantum(qss_engine *e, int32_t i) {
