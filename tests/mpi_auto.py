@@ -383,7 +383,7 @@ def check_probe_goes_on(args, failures):
     at least one of the runs must have gone on so, and one such run must
     have passed on samples it held: whether a probe wins where it can go
     on follows measured wall times, so a pair of runs that did not is run
-    again, up to ATTEMPTS pairs; every run's answer is checked.
+    again, up to GOES_ON_ATTEMPTS pairs; every run's answer is checked.
 
     Every run with a CVODE block uses --cvode-norm max, as
     check_probe_kept's: with the RMS norm CVODE's answer on this front is a
@@ -393,20 +393,19 @@ def check_probe_goes_on(args, failures):
     3.5e-2 at tol 1.12e-3 (per-sample errors of 0.45 at t = 1.3)."""
     problem = CASES["vardiff"][0]
     tf = 10.0
-    norm = MAX_NORM
     singles = [["--method", "cvode"], ["--method", QSS]]
     samples = 1500
     xref = reference(args, "vardiff", problem, tf, samples)
     bound = accuracy_bound(args, "vardiff-nosplit", problem, tf,
-                           with_bdf_extra(with_moving("vardiff", singles), norm), xref, failures,
-                           samples)
+                           with_bdf_extra(with_moving("vardiff", singles), MAX_NORM), xref,
+                           failures, samples)
     if bound is None:
         return
     went_on = held = 0
     for _ in range(GOES_ON_ATTEMPTS):
         if went_on > 0 and held > 0:
             break
-        went, kept = goes_on_pair(args, problem, tf, samples, xref, bound, norm, failures)
+        went, kept = goes_on_pair(args, problem, tf, samples, xref, bound, failures)
         went_on += went
         held += kept
     if went_on == 0 or held == 0:
@@ -415,14 +414,14 @@ def check_probe_goes_on(args, failures):
                         % (GOES_ON_ATTEMPTS, went_on, held))
 
 
-def goes_on_pair(args, problem, tf, samples, xref, bound, norm, failures):
+def goes_on_pair(args, problem, tf, samples, xref, bound, failures):
     """check_probe_goes_on's runs on 1 and 2 ranks: how many went on, and
     the samples they held."""
     went_on = held = 0
     for p in (1, 2):
         out = os.path.join(args.scratch, "vardiff-goes-on-np%d.h5" % p)
         r = qmol(args, p, problem, tf, out,
-                 ["--method", "auto", "--assign-threshold", "1e30"] + norm,
+                 ["--method", "auto", "--assign-threshold", "1e30"] + MAX_NORM,
                  samples, {"QMOL_AUTO_TRACE": "1"})
         if r.returncode != 0:
             failures.append("vardiff goes on P=%d: exit %d: %s"

@@ -820,13 +820,12 @@ static void moving_floor(auto_run *A, const integrator_state *s, int current, do
     if (A->moving < 0 || !worth_probing(A, A->moving, current, t, alarm)) return;
     double bdf = current == CAND_BDF ? now : estimate(A, CAND_BDF, t);
     if (!(bdf > 0.0 && bdf < INFINITY)) return;
-    const candidate *k = &A->cand[A->moving];
+    candidate *moving = &A->cand[A->moving];
     s->states(s->ictx, t, A->x);
-    int32_t size =
-        moving_block_size(A->m, t, A->x, k->o.reltol, k->o.abstol, A->span, &A->stats->row_evals);
+    int32_t size = moving_block_size(A->m, t, A->x, moving->o.reltol, moving->o.abstol, A->span,
+                                     &A->stats->row_evals);
     double floor = (double)size / (double)A->m->n * bdf;
     if (size < 0 || !(floor * SWITCH_MARGIN >= now)) return;
-    candidate *moving = &A->cand[A->moving];
     moving->floor_until = t + HORIZON * A->span;
     /* (its cost as last measured, when less, is gone: it would set the
      * budgets of the other probes, CVODE's lost beside LIQSS2 running away
